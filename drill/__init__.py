@@ -1,0 +1,3 @@
+"""drill: practice for LLM / Transformer interviews from the terminal."""
+
+__version__ = "0.1.0"

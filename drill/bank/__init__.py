@@ -1,0 +1,1 @@
+"""Question banks: schema, loading with line-accurate validation, statistics."""

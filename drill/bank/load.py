@@ -1,0 +1,216 @@
+"""Load and validate question banks: one YAML file or a folder of them.
+
+All problems in all files are collected before failing, so ``drill bank validate``
+can report every one of them at once as ``file:line: message``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import yaml
+
+from drill.bank import locate
+from drill.bank.schema import FILE_FIELDS, FORMAT_VERSION, QUESTION_FIELDS, ChoiceQuestion, Question
+from drill.errors import BankError
+from drill.paths import bundled_bank_dir, extra_bank_paths
+
+_UNKNOWN_FIELD = re.compile(r"Object contains unknown field `([^`]+)`")
+
+
+@dataclass
+class Bank:
+    """Every loaded question by id, in load order, and where each came from."""
+
+    questions: dict[str, Question] = field(default_factory=dict)
+    origins: dict[str, tuple[Path, int]] = field(default_factory=dict)  # id -> (file, index)
+    files: list[Path] = field(default_factory=list)
+
+    def select(self, levels=None, topics=None, types=None, tags=None) -> list[Question]:
+        return [
+            q
+            for q in self.questions.values()
+            if (not levels or q.level in levels)
+            and (not topics or q.topic in topics)
+            and (not types or q.type in types)
+            and (not tags or set(q.tags) & set(tags))
+        ]
+
+    def get(self, qid: str) -> Question:
+        from drill.errors import DrillError
+
+        try:
+            return self.questions[qid]
+        except KeyError:
+            raise DrillError(f"no question with id {qid!r} in the loaded banks") from None
+
+    @property
+    def topics(self) -> list[str]:
+        return sorted({q.topic for q in self.questions.values()})
+
+
+class _File:
+    """One YAML file being validated; composes its node tree lazily for line numbers."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.text = path, text
+        self._root: yaml.Node | None = None
+        self._composed = False
+
+    def line(self, keys: list[str | int]) -> int:
+        if not self._composed:
+            self._root, self._composed = locate.compose(self.text), True
+        return locate.line_of(self._root, keys)
+
+    def where(self, keys: list[str | int]) -> str:
+        return f"{self.path}:{self.line(keys)}"
+
+    def problem(self, keys: list[str | int], message: str) -> str:
+        return f"{self.where(keys)}: {message}"
+
+
+def _yaml_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    return [path]
+
+
+def _read(path: Path, problems: list[str]) -> str | None:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        problems.append(f"{path}:1: cannot read file: {exc.strerror or exc}")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        problems.append(f"{path}:{line}: file is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
+        return None
+    if not text.strip():
+        problems.append(f"{path}:1: file is empty")
+        return None
+    return text
+
+
+def _parse(file: _File, problems: list[str]) -> list | None:
+    """The file's question list with file defaults applied, or None after recording why not."""
+    try:
+        data = yaml.load(file.text, Loader=locate._Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        problems.append(f"{file.path}:{line}: YAML syntax error: {getattr(exc, 'problem', None) or exc}")
+        return None
+    if not isinstance(data, dict):
+        problems.append(file.problem([], "a bank file must be a mapping with `format_version` and `questions`"))
+        return None
+    for key in data:
+        if key not in FILE_FIELDS:
+            problems.append(file.problem([key], f"unknown top-level field `{key}` (allowed: {', '.join(sorted(FILE_FIELDS))})"))
+    if data.get("format_version") != FORMAT_VERSION:
+        problems.append(file.problem(["format_version"], f"`format_version` must be {FORMAT_VERSION}"))
+        return None
+    questions = data.get("questions")
+    if not isinstance(questions, list) or not questions:
+        problems.append(file.problem(["questions"], "`questions` must be a non-empty list"))
+        return None
+    defaults = {k: data[k] for k in ("topic", "level") if k in data}
+    return [{**defaults, **q} if isinstance(q, dict) else q for q in questions]
+
+
+def _describe(message: str, keys: list[str | int]) -> str:
+    """msgspec's wording, made to read like a sentence about the named field."""
+    message = message.removeprefix("Object ").replace("Invalid enum value", "invalid value")
+    message = message[0].lower() + message[1:]
+    where = ".".join(str(k) for k in keys)
+    return f"{where}: {message}" if where else message
+
+
+def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Question | None:
+    qid = raw.get("id") if isinstance(raw, dict) else None
+    label = f"question {qid!r}" if isinstance(qid, str) else f"question #{index + 1}"
+    if isinstance(raw, dict):
+        typos = [key for key in raw if key not in QUESTION_FIELDS]
+        for key in typos:
+            problems.append(file.problem(["questions", index, key], f"{label}: unknown field `{key}` (a typo?)"))
+        if typos:
+            return None
+    try:
+        question = msgspec.convert(raw, Question)
+    except msgspec.ValidationError as exc:
+        message, keys = locate.parse_msgspec_path(str(exc))
+        unknown = _UNKNOWN_FIELD.match(message)
+        if unknown:
+            keys, message = [*keys, unknown.group(1)], f"unknown field `{unknown.group(1)}` (a typo?)"
+        problems.append(file.problem(["questions", index, *keys], f"{label}: {_describe(message, keys)}"))
+        return None
+    if isinstance(question, ChoiceQuestion):
+        bad = sorted(i for i in question.correct_set if i >= len(question.choices))
+        if bad:
+            problems.append(
+                file.problem(
+                    ["questions", index, "correct"],
+                    f"question {question.id!r}: `correct` index {bad[0]} out of range (there are {len(question.choices)} choices)",
+                )
+            )
+            return None
+    return question
+
+
+def load_paths(paths: list[Path]) -> Bank:
+    """Load every bank in ``paths``; raise :class:`BankError` listing every problem found."""
+    bank, problems = Bank(), []
+    files: dict[Path, _File] = {}
+    seen: set[Path] = set()  # a file named twice (bundled bank passed explicitly) loads once
+    for root in paths:
+        if not root.exists():
+            problems.append(f"{root}:1: no such file or folder")
+            continue
+        found = _yaml_files(root)
+        if not found:
+            problems.append(f"{root}:1: no .yaml files in this folder")
+        for path in found:
+            if path.resolve() in seen:
+                continue
+            seen.add(path.resolve())
+            text = _read(path, problems)
+            if text is None:
+                continue
+            file = files[path] = _File(path, text)
+            bank.files.append(path)
+            for index, raw in enumerate(_parse(file, problems) or []):
+                question = _convert(file, index, raw, problems)
+                if question is None:
+                    continue
+                if question.id in bank.questions:
+                    first_path, first_index = bank.origins[question.id]
+                    first = files[first_path].where(["questions", first_index, "id"])
+                    problems.append(file.problem(["questions", index, "id"], f"duplicate id {question.id!r} (first defined at {first})"))
+                    continue
+                bank.questions[question.id] = question
+                bank.origins[question.id] = (path, index)
+    for qid, question in bank.questions.items():
+        for j, target in enumerate(question.follow_ups):
+            if target not in bank.questions:
+                path, index = bank.origins[qid]
+                problems.append(files[path].problem(["questions", index, "follow_ups", j], f"question {qid!r}: follow_ups names unknown id {target!r}"))
+    if problems:
+        raise BankError(problems)
+    return bank
+
+
+def default_paths(extra: list[Path] | None = None) -> list[Path]:
+    """The bundled bank, then ``$DRILL_BANKS``, then banks given on the command line."""
+    return [bundled_bank_dir(), *extra_bank_paths(), *(extra or [])]
+
+
+def load_bank(extra: list[Path] | None = None) -> Bank:
+    return load_paths(default_paths(extra))
+
+
+def load_bundled() -> Bank:
+    return load_paths([bundled_bank_dir()])

@@ -1,0 +1,43 @@
+"""One domain exception for the whole package, mapped to an exit code at the CLI edge.
+
+Core modules never print or exit; they raise :class:`DrillError` (or a subclass)
+and ``drill.cli`` turns it into a one-line message on stderr and an exit code.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FAILED = 1  # a quiz or grade ran and did not pass
+    USAGE = 2  # bad input: usage, a broken bank, a missing file, an unusable device
+
+
+class DrillError(Exception):
+    """An expected failure with a message meant for the user."""
+
+    exit_code: ExitCode = ExitCode.USAGE
+
+    def __init__(self, message: str, *, exit_code: ExitCode | None = None):
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+    @property
+    def lines(self) -> list[str]:
+        """The message as the lines to print on stderr."""
+        return [str(self)]
+
+
+class BankError(DrillError):
+    """A bank failed to load; carries every problem found, each ``file:line: message``."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__(problems[0] if problems else "invalid bank")
+
+    @property
+    def lines(self) -> list[str]:
+        return list(self.problems)

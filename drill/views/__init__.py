@@ -1,0 +1,1 @@
+"""Rich rendering for the CLI; nothing here holds logic the core needs."""

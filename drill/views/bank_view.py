@@ -1,0 +1,87 @@
+"""Rendering of banks and single questions."""
+
+from __future__ import annotations
+
+import json
+
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.table import Table
+
+from drill.bank.load import Bank
+from drill.bank.schema import LEVELS, TYPES, ChoiceQuestion, NumericQuestion, ShapeQuestion
+from drill.bank.stats import Coverage
+from drill.views.console import out
+
+LETTERS = "ABCDEFGH"
+
+
+def question_row(q) -> dict:
+    return {"id": q.id, "level": q.level, "topic": q.topic, "type": q.type, "langs": ["en", "zh"], "tags": list(q.tags)}
+
+
+def print_list(questions: list, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([question_row(q) for q in questions], ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"{len(questions)} questions", title_justify="left")
+    for name in ("id", "level", "topic", "type", "tags"):
+        table.add_column(name, no_wrap=name == "id")
+    for q in questions:
+        table.add_row(q.id, q.level, q.topic, q.type, ", ".join(q.tags))
+    out.print(table)
+
+
+def correct_answer(q, lang: str) -> str:
+    """The objective answer as text, or an empty string for open questions."""
+    if isinstance(q, ChoiceQuestion):
+        return ", ".join(f"{LETTERS[i]}. {q.choices[i].get(lang)}" for i in sorted(q.correct_set))
+    if isinstance(q, NumericQuestion):
+        tol = f" ± {q.tolerance:g}" if q.tolerance else ""
+        return f"{q.value:g}{tol} {q.unit}".strip()
+    if isinstance(q, ShapeQuestion):
+        return q.shape
+    return ""
+
+
+def print_question(q, lang: str, with_answer: bool = True) -> None:
+    head = f"[bold]{q.id}[/]  {q.level} · {q.topic} · {q.type}"
+    out.print(Panel(Markdown(q.prompt.get(lang)), title=head, title_align="left"))
+    if isinstance(q, ChoiceQuestion):
+        for i, choice in enumerate(q.choices):
+            out.print(f"  [bold]{LETTERS[i]}[/]. {choice.get(lang)}")
+    if not with_answer:
+        return
+    if q.objective:
+        out.print(f"[green]✔ {correct_answer(q, lang)}[/]")
+    out.print(Panel(Markdown(q.answer.get(lang)), title="answer" if lang == "en" else "参考答案", title_align="left", border_style="green"))
+    out.print("[bold]" + ("Key points" if lang == "en" else "要点") + "[/]")
+    for point in q.key_points:
+        out.print(f"  • {point.get(lang)}")
+    if q.pitfalls:
+        out.print("[bold]" + ("Pitfalls" if lang == "en" else "常见误区") + "[/]")
+        for pitfall in q.pitfalls:
+            out.print(f"  ✗ {pitfall.get(lang)}")
+    if q.follow_ups:
+        out.print("[bold]" + ("Follow-ups" if lang == "en" else "追问") + f"[/]: {', '.join(q.follow_ups)}")
+    for ref in q.references:
+        out.print(f"[dim]{ref}[/]")
+
+
+def print_coverage(cov: Coverage, markdown: bool) -> None:
+    if markdown:
+        print(cov.to_markdown(), end="")
+        return
+    table = Table(title="bank coverage", title_justify="left")
+    for name in ("topic", *LEVELS, *TYPES, "total"):
+        table.add_column(name, justify="left" if name == "topic" else "right")
+    for t in cov.topics:
+        table.add_row(t, *(str(cov.count(t, level=lv)) for lv in LEVELS), *(str(cov.count(t, type=ty)) for ty in TYPES), str(cov.count(t)))
+    table.add_row("total", *(str(cov.count(level=lv)) for lv in LEVELS), *(str(cov.count(type=ty)) for ty in TYPES), str(cov.count()), style="bold")
+    out.print(table)
+
+
+def print_sources(bank: Bank) -> None:
+    for path in bank.files:
+        n = sum(1 for p, _ in bank.origins.values() if p == path)
+        out.print(f"  {path}  [dim]({n} questions)[/]")
