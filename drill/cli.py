@@ -27,6 +27,10 @@ app = typer.Typer(
 )
 bank_app = typer.Typer(help="Inspect and validate question banks. Example: drill bank list --level L2", no_args_is_help=True)
 app.add_typer(bank_app, name="bank")
+history_app = typer.Typer(help="Move your practice history between machines. Example: drill history export history.json", no_args_is_help=True)
+app.add_typer(history_app, name="history")
+export_app = typer.Typer(help="Export the question bank for Anki or print. Example: drill export anki drill.apkg", no_args_is_help=True)
+app.add_typer(export_app, name="export")
 
 _state = {"debug": False}
 
@@ -133,6 +137,292 @@ def bank_stats(markdown: Annotated[bool, typer.Option("--markdown", help="Print 
     from drill.views import bank_view
 
     bank_view.print_coverage(coverage(load_bank(bank)), markdown)
+
+
+# --- streak, stats, history, export ------------------------------------------
+
+
+@command(app, "streak", example="drill streak")
+def streak_command(as_json: JsonOpt = False) -> None:
+    """Show your streak, freezes, today's progress and a 52-week heatmap."""
+    from drill import streak
+    from drill.store import connect
+    from drill.views import stats_view
+
+    stats_view.print_streak(streak.report(connect()), as_json)
+
+
+@command(app, "stats", example="drill stats --json")
+def stats_command(as_json: JsonOpt = False) -> None:
+    """Show accuracy by level and topic, timing, weakest topics and whiteboard bests."""
+    from drill import stats
+    from drill.store import connect
+    from drill.views import stats_view
+
+    stats_view.print_stats(stats.collect(connect()), as_json)
+
+
+FileArg = Annotated[Path, typer.Argument(help="File to write or read.", dir_okay=False)]
+
+
+@command(history_app, "export", example="drill history export history.json")
+def history_export(file: FileArg) -> None:
+    """Write all your attempts, sessions, grade runs, review cards and config to JSON."""
+    from drill import history_io
+    from drill.store import connect
+    from drill.views import history_view
+
+    history_view.print_exported(file, history_io.export(connect(), file))
+
+
+@command(history_app, "import", example="drill history import history.json")
+def history_import(file: FileArg) -> None:
+    """Merge an exported history into this one: adds what is missing, never deletes, safe to repeat."""
+    from drill import history_io
+    from drill.store import connect
+    from drill.views import history_view
+
+    history_view.print_imported(file, history_io.import_file(connect(), file))
+
+
+@command(export_app, "anki", example="drill export anki drill.apkg --level L2")
+def export_anki(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, bank: BankOpt = None) -> None:
+    """Write the loaded bank as a bilingual Anki deck; re-importing updates the notes."""
+    from drill import export_anki
+    from drill.bank.load import load_bank
+    from drill.views import history_view
+
+    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
+    export_anki.write(questions, file)
+    history_view.print_written(file, len(questions))
+
+
+@command(export_app, "markdown", example="drill export markdown cheatsheet.md --lang zh")
+def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, lang: LangOpt = None, bank: BankOpt = None) -> None:
+    """Write a printable cheat sheet of the loaded bank, by topic and level."""
+    from drill import export_markdown
+    from drill.bank.load import load_bank
+    from drill.views import history_view
+
+    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
+    export_markdown.write(questions, resolve_lang(lang), file)
+    history_view.print_written(file, len(questions))
+
+
+# --- quiz, review, mock, config ---------------------------------------------
+
+TypeOpt = Annotated[Optional[list[str]], typer.Option("--type", help="open, choice, numeric or shape (repeatable or comma list).")]
+TimeOpt = Annotated[Optional[int], typer.Option("--time", min=1, help="Seconds per question (default: the question's time_limit, else 60/90/120 by level).")]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Submit what was typed when time runs out (default: soft deadline, overtime is marked).")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Seed for a reproducible selection.")]
+
+
+def _checked(values: list[str], allowed: tuple[str, ...], option: str) -> list[str]:
+    for value in values:
+        if value not in allowed:
+            raise DrillError(f"{option}: {value!r} is not one of {', '.join(allowed)}")
+    return values
+
+
+@command(app, "quiz", example="drill quiz --level L2 --count 5")
+def quiz_cmd(
+    level: LevelOpt = None,
+    topic: TopicOpt = None,
+    qtype: TypeOpt = None,
+    count: Annotated[int, typer.Option("--count", "-n", min=1, help="Number of questions.")] = 10,
+    seconds: TimeOpt = None,
+    lang: LangOpt = None,
+    reveal: Annotated[str, typer.Option("--reveal", help="Show answers after `each` question or at the `end`.")] = "each",
+    strict: StrictOpt = False,
+    seed: SeedOpt = None,
+    as_json: JsonOpt = False,
+    bank: BankOpt = None,
+) -> None:
+    """A timed quiz: unseen and missed questions first; every answer is saved as you go."""
+    from drill import quiz, store
+    from drill.bank.load import load_bank
+    from drill.bank.schema import LEVELS, TYPES
+    from drill.play import play
+
+    levels, types = _checked(split_values(level), LEVELS, "--level"), _checked(split_values(qtype), TYPES, "--type")
+    _checked([reveal], ("each", "end"), "--reveal")
+    topics, lang = split_values(topic), resolve_lang(lang)
+    candidates = load_bank(bank).select(levels=levels, topics=topics, types=types)
+    if not candidates:
+        raise DrillError("no questions match the given --level/--topic/--type")
+    conn = store.connect()
+    questions = quiz.pick(conn, candidates, count, seed)
+    options = {"level": levels, "topic": topics, "type": types, "count": count, "time": seconds, "lang": lang, "reveal": reveal, "strict": strict, "seed": seed}
+    raise typer.Exit(play(conn, questions, quiz.Settings(seconds, strict, reveal), lang=lang, as_json=as_json, kind="quiz", options=options))
+
+
+@command(app, "review", example="drill review --limit 10")
+def review_cmd(
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many questions.")] = 20,
+    seconds: TimeOpt = None,
+    lang: LangOpt = None,
+    strict: StrictOpt = False,
+    as_json: JsonOpt = False,
+    bank: BankOpt = None,
+) -> None:
+    """Questions due for spaced review (FSRS), most overdue first."""
+    from drill import quiz, review, store
+    from drill.bank.load import load_bank
+    from drill.play import play
+    from drill.views.console import err, out
+
+    lang, loaded, conn = resolve_lang(lang), load_bank(bank), store.connect()
+    due = review.due_now(conn, set(loaded.questions))
+    if not due:
+        (err if as_json else out).print("Nothing is due for review. Run `drill quiz` to learn new questions.")
+        return
+    questions = [loaded.questions[qid] for qid in due[:limit]]
+    options = {"limit": limit, "time": seconds, "lang": lang, "strict": strict}
+    raise typer.Exit(play(conn, questions, quiz.Settings(seconds, strict), lang=lang, as_json=as_json, kind="review", options=options))
+
+
+@command(app, "mock", example="drill mock --topic attention --minutes 20")
+def mock_cmd(
+    pitch_topic: Annotated[Optional[str], typer.Argument(metavar="[TOPIC]", help="Topic (same as --topic), e.g. with --pitch.")] = None,
+    topic: TopicOpt = None,
+    minutes: Annotated[int, typer.Option("--minutes", min=1, help="Length of the interview.")] = 20,
+    pitch: Annotated[bool, typer.Option("--pitch", help="Give the 60-second answer of a topic instead.")] = False,
+    lang: LangOpt = None,
+    seed: SeedOpt = None,
+    as_json: JsonOpt = False,
+    bank: BankOpt = None,
+) -> None:
+    """A mock interview: an L1 question, then its follow-ups deeper, until the chain or the time ends."""
+    import time
+
+    from drill import mock, quiz, store
+    from drill.bank.load import load_bank
+    from drill.play import play
+
+    topics, lang, loaded = split_values(topic) + ([pitch_topic] if pitch_topic else []), resolve_lang(lang), load_bank(bank)
+    options = {"topic": topics, "minutes": minutes, "pitch": pitch, "lang": lang, "seed": seed}
+    if pitch:
+        questions, settings, stop_at = [mock.pitch(loaded, topics, seed)], quiz.Settings(time=mock.PITCH_SECONDS), None
+    else:
+        questions, settings, stop_at = mock.chain(loaded, topics, seed), quiz.Settings(), time.monotonic() + 60 * minutes
+    kind = "pitch" if pitch else "mock"
+    raise typer.Exit(play(store.connect(), questions, settings, lang=lang, as_json=as_json, kind=kind, options=options, stop_at=stop_at))
+
+
+config_app = typer.Typer(help="Read and change settings. Example: drill config set lang zh", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+KeyArg = Annotated[str, typer.Argument(help="lang, daily-goal, day-start-hour or streaks.")]
+
+
+@command(config_app, "set", example="drill config set daily-goal 10")
+def config_set(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value.")]) -> None:
+    """Change a setting."""
+    from drill import config, store
+    from drill.views.console import out
+
+    out.print(f"{key} = {config.set_value(store.connect(), key, value)}")
+
+
+@command(config_app, "get", example="drill config get lang")
+def config_get(key: KeyArg) -> None:
+    """Print a setting's value (the default when unset)."""
+    from drill import config, store
+    from drill.lang import locale_lang
+
+    value = config.get(store.connect(), key)
+    print(value if value is not None else locale_lang())
+
+
+@command(config_app, "list", example="drill config list")
+def config_list() -> None:
+    """Every setting with its value and what it does."""
+    from drill import config, store
+    from drill.lang import locale_lang
+    from drill.views.console import out
+
+    conn = store.connect()
+    for key, (_, _, help_text) in config.KEYS.items():
+        value = config.get(conn, key)
+        out.print(f"{key} = {value if value is not None else locale_lang()}  [dim]# {help_text}[/]")
+
+
+# --- grade ------------------------------------------------------------------
+
+
+@command(app, "grade", example="drill grade my_attn.py --task mha")
+def grade_cmd(
+    file: Annotated[Path, typer.Argument(help="Your Python file (see docs/whiteboard.md for what it must define).", dir_okay=False)],
+    task: Annotated[Optional[str], typer.Option("--task", help="sdpa, mha or causal (default: detected from the names the file defines).")] = None,
+    device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda (cuda adds fp16 and bf16 runs).")] = "auto",
+    seed: Annotated[int, typer.Option("--seed", help="Seed for the random inputs.")] = 0,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds your code may run in total.")] = 60.0,
+    allow_builtins: Annotated[bool, typer.Option("--allow-builtins", help="Allow torch's own attention (F.scaled_dot_product_attention, nn.MultiheadAttention).")] = False,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+    bench: Annotated[bool, typer.Option("--bench", help="Also time your kernel against the reference and torch's SDPA for T = 256 ... 4096, with peak memory.")] = False,
+    bench_max_t: Annotated[int, typer.Option("--bench-max-t", min=256, help="Largest T for --bench (quick runs).")] = 4096,
+) -> None:
+    """Grade your own attention code against the reference kernel and name the classic bug."""
+    from drill import store
+    from drill.grade import grade_file
+    from drill.grade.run import bench_file
+    from drill.views import bench_view, grade_view
+
+    with grade_view.progress(not as_json) as on_event:
+        report = grade_file(file, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins, on_event=on_event)
+    store.record_grade_run(store.connect(), task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
+                           codes=[d.code for d in report.diagnosis], seconds=report.duration_s)  # fmt: skip
+    timing = bench_file(file, task=report.task, device=device, seed=seed, max_t=bench_max_t) if bench and report.passed else None
+    if bench:
+        bench_view.print_graded(report, timing, as_json, "en" if as_json else resolve_lang(lang))
+    else:
+        grade_view.print_report(report, as_json, "en" if as_json else resolve_lang(lang))
+    raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.FAILED))
+
+
+# --- whiteboard ---------------------------------------------------------------
+
+
+@command(app, "whiteboard", example="drill whiteboard sdpa --minutes 20")
+def whiteboard_cmd(
+    task: Annotated[Optional[str], typer.Argument(help="Task id (see drill tasks; default: the first one not passed yet).")] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", dir_okay=False, help="Your file (default: ./drill_TASK.py); an existing file is resumed, never overwritten.")] = None,
+    minutes: Annotated[int, typer.Option("--minutes", min=1, help="Time limit.")] = 20,
+    editor: Annotated[bool, typer.Option("--editor", help="Open the file in $EDITOR (a GUI editor; or edit in another terminal).")] = False,
+    lang: LangOpt = None,
+) -> None:
+    """Write a task from its template on a timer; every save is re-graded until all checks pass."""
+    import os
+
+    from drill import store, streak
+    from drill.grade.run import make_request
+    from drill.grade.warm import WarmGrader
+    from drill.views import whiteboard_view
+    from drill.whiteboard import session
+    from drill.whiteboard.keys import KeyReader
+
+    conn, lang = store.connect(), resolve_lang(lang)
+    exercise = session.pick_task(conn, task)
+    path = file or Path(f"drill_{exercise.id}.py")
+    resumed = session.prepare(exercise, path)
+    if editor:
+        session.open_editor(os.environ.get("VISUAL") or os.environ.get("EDITOR"), path)
+    view = whiteboard_view.SessionView(lang)
+    view.starting(exercise, path, resumed, minutes)
+    with WarmGrader(warmup=make_request(exercise.solution, task=exercise.id, device="cpu")) as grader, KeyReader() as keys:
+        outcome = session.Session(conn, exercise, path, grader, view, keys, lang=lang, minutes=minutes).run()
+    whiteboard_view.print_outcome(outcome, streak.streak_line(conn))
+    raise typer.Exit(int(ExitCode.OK if outcome.passed else ExitCode.FAILED))
+
+
+@command(app, "tasks", example="drill tasks --json")
+def tasks_cmd(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
+    """List the whiteboard tasks with their level and your status: untried, failed, or passed with your best time."""
+    from drill.store import connect
+    from drill.views import whiteboard_view
+    from drill.whiteboard import catalog
+
+    whiteboard_view.print_tasks(catalog.statuses(connect()), as_json, resolve_lang(lang))
 
 
 # --- doctor -----------------------------------------------------------------

@@ -19,5 +19,7 @@ def locale_lang() -> str:
 
 
 def resolve(lang: str | None) -> str:
-    """``--lang`` if given, else the locale's language."""
-    return lang or locale_lang()
+    """``--lang`` if given, else ``drill config set lang``, else the locale's language."""
+    from drill.config import stored_lang
+
+    return lang or stored_lang() or locale_lang()

@@ -8,10 +8,14 @@ never reset.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
+import uuid
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Union
+from typing import Callable, Iterator, Union
 
 from drill.errors import DrillError
 from drill.paths import db_path
@@ -74,6 +78,14 @@ MIGRATIONS: list[tuple[str, Step]] = [
             scheduler TEXT NOT NULL             -- library and format version that wrote `card`
         );
         CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    ),
+    (
+        "002_stats_indexes",
+        # drill stats groups by local hour and by level/topic; covering indexes in that order spare a sort of every row
+        """
+        CREATE INDEX attempts_local_hour ON attempts(substr(local_time, 1, 13), local_time);
+        CREATE INDEX attempts_stats ON attempts(level, topic, correct, rating, seconds, time_limit, timed_out);
         """,
     ),
 ]
@@ -168,10 +180,115 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA busy_timeout=30000")
-        migrate(conn)
+        migrate(conn)  # first: it refuses a foreign database before anything writes to it
+        conn.execute("PRAGMA journal_mode=WAL")
     except sqlite3.DatabaseError as exc:
         raise DrillError(f"{path}: cannot use the database: {exc}") from None
     return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``: the writer lock is taken up front, so concurrent writers queue instead of failing."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def start_session(conn: sqlite3.Connection, kind: str, options: dict) -> int:
+    with transaction(conn):
+        cur = conn.execute(
+            "INSERT INTO sessions (kind, started_at, options) VALUES (?, ?, ?)",
+            (kind, now_stamps()[0], json.dumps(options, sort_keys=True, default=str)),
+        )
+    return int(cur.lastrowid)
+
+
+def finish_session(conn: sqlite3.Connection, session_id: int, status: str) -> None:
+    with transaction(conn):
+        conn.execute("UPDATE sessions SET status = ?, ended_at = ? WHERE id = ?", (status, now_stamps()[0], session_id))
+
+
+def question_hash(q) -> str:
+    """Identifies the text answered, so history survives edits to a question but can tell them apart."""
+    text = "\x00".join([q.prompt.en, q.prompt.zh, q.answer.en, q.answer.zh])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def insert_attempt(
+    conn: sqlite3.Connection,
+    *,
+    session_id: int | None,
+    question,
+    answer: str,
+    correct: bool | None,
+    rating: int,
+    seconds: float,
+    time_limit: float | None,
+    timed_out: bool,
+    now: datetime | None = None,
+) -> str:
+    """Insert one attempt (inside the caller's transaction); return its uid."""
+    uid = uuid.uuid4().hex
+    answered_at, local_time, offset = now_stamps(now)
+    conn.execute(
+        """INSERT INTO attempts (uid, session_id, question_id, question_hash, level, topic, type, answer, correct,
+                                 rating, seconds, time_limit, timed_out, answered_at, local_time, utc_offset_min)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            uid, session_id, question.id, question_hash(question), question.level, question.topic, question.type,
+            answer, None if correct is None else int(correct), int(rating), round(seconds, 3), time_limit,
+            int(timed_out), answered_at, local_time, offset,
+        ),
+    )  # fmt: skip
+    return uid
+
+
+def last_ratings(conn: sqlite3.Connection) -> dict[str, int]:
+    """The rating of each question's latest attempt."""
+    rows = conn.execute(
+        "SELECT question_id, rating FROM attempts a WHERE id = (SELECT MAX(id) FROM attempts b WHERE b.question_id = a.question_id)"
+    )
+    return {r["question_id"]: r["rating"] for r in rows}
+
+
+def attempts(conn: sqlite3.Connection, session_id: int | None = None) -> list[sqlite3.Row]:
+    """Attempts in the order they were answered, optionally of one session."""
+    if session_id is None:
+        return conn.execute("SELECT * FROM attempts ORDER BY answered_at, id").fetchall()
+    return conn.execute("SELECT * FROM attempts WHERE session_id = ? ORDER BY answered_at, id", (session_id,)).fetchall()
+
+
+def set_rating(conn: sqlite3.Connection, uid: str, rating: int) -> None:
+    """Replace the provisional rating of an open answer (inside the caller's transaction)."""
+    conn.execute("UPDATE attempts SET rating = ? WHERE uid = ?", (int(rating), uid))
+
+
+def record_grade_run(
+    conn: sqlite3.Connection,
+    *,
+    task: str,
+    file: str,
+    source: str,
+    passed: bool,
+    codes: list[str],
+    seconds: float | None,
+    now: datetime | None = None,
+) -> str:
+    """Record one ``drill grade`` or whiteboard verdict in its own transaction; return its uid."""
+    uid = uuid.uuid4().hex
+    run_at, local_time, offset = now_stamps(now)
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO grade_runs (uid, task, file, source, passed, codes, seconds, run_at, local_time, utc_offset_min)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (uid, task, file, source, int(passed), json.dumps(list(codes)), None if seconds is None else round(seconds, 3),
+             run_at, local_time, offset),
+        )  # fmt: skip
+    return uid

@@ -6,15 +6,17 @@ can report every one of them at once as ``file:line: message``.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
-import yaml
 
-from drill.bank import locate
-from drill.bank.schema import FILE_FIELDS, FORMAT_VERSION, QUESTION_FIELDS, ChoiceQuestion, Question
+from drill.bank.checks import question_problems
+from drill.bank.schema import FILE_FIELDS, FORMAT_VERSION, QUESTION_FIELDS, BankFile, Question
 from drill.errors import BankError
 from drill.paths import bundled_bank_dir, extra_bank_paths
 
@@ -57,10 +59,12 @@ class _File:
 
     def __init__(self, path: Path, text: str):
         self.path, self.text = path, text
-        self._root: yaml.Node | None = None
+        self._root = None
         self._composed = False
 
     def line(self, keys: list[str | int]) -> int:
+        from drill.bank import locate
+
         if not self._composed:
             self._root, self._composed = locate.compose(self.text), True
         return locate.line_of(self._root, keys)
@@ -78,7 +82,7 @@ def _yaml_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _read(path: Path, problems: list[str]) -> str | None:
+def _read(path: Path, problems: list[str]) -> tuple[bytes, str] | None:
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -93,11 +97,58 @@ def _read(path: Path, problems: list[str]) -> str | None:
     if not text.strip():
         problems.append(f"{path}:1: file is empty")
         return None
-    return text
+    return raw, text
+
+
+def _with_defaults(q: Question, level: str | None, topic: str | None) -> Question:
+    if (q.level is None and level) or (q.topic is None and topic):
+        return msgspec.structs.replace(q, level=q.level or level, topic=q.topic or topic)
+    return q
+
+
+@contextmanager
+def _quiet_stderr():
+    """rapidyaml's C++ core writes parse errors to fd 2 before raising; the detailed path reports them."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _fast(raw: bytes) -> list[Question] | None:
+    """Decode a valid file quickly (rapidyaml to JSON, then typed msgspec); None if anything is off.
+
+    PyYAML builds Python objects in Python and needs ~10 s for a 10k-question bank;
+    this path needs well under one. Files it rejects go through :func:`_detailed`,
+    which is slower but finds every problem and its line.
+    """
+    import ryml
+
+    try:
+        with _quiet_stderr():
+            tree = ryml.parse_in_arena(raw)
+        data = msgspec.json.decode(ryml.emit_json_malloc(tree, tree.root_id()), type=BankFile)
+    except Exception:  # any failure: let the detailed path explain it
+        return None
+    if data.format_version != FORMAT_VERSION:
+        return None
+    questions = [_with_defaults(q, data.level, data.topic) for q in data.questions]
+    if any(question_problems(q) for q in questions):
+        return None
+    return questions
 
 
 def _parse(file: _File, problems: list[str]) -> list | None:
-    """The file's question list with file defaults applied, or None after recording why not."""
+    """The file's raw question list with file defaults applied, or None after recording why not."""
+    import yaml  # the detailed path only: valid banks never pay for PyYAML
+
+    from drill.bank import locate
+
     try:
         data = yaml.load(file.text, Loader=locate._Loader)
     except yaml.YAMLError as exc:
@@ -142,23 +193,23 @@ def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Quest
     try:
         question = msgspec.convert(raw, Question)
     except msgspec.ValidationError as exc:
-        message, keys = locate.parse_msgspec_path(str(exc))
+        from drill.bank.locate import parse_msgspec_path
+
+        message, keys = parse_msgspec_path(str(exc))
         unknown = _UNKNOWN_FIELD.match(message)
         if unknown:
             keys, message = [*keys, unknown.group(1)], f"unknown field `{unknown.group(1)}` (a typo?)"
         problems.append(file.problem(["questions", index, *keys], f"{label}: {_describe(message, keys)}"))
         return None
-    if isinstance(question, ChoiceQuestion):
-        bad = sorted(i for i in question.correct_set if i >= len(question.choices))
-        if bad:
-            problems.append(
-                file.problem(
-                    ["questions", index, "correct"],
-                    f"question {question.id!r}: `correct` index {bad[0]} out of range (there are {len(question.choices)} choices)",
-                )
-            )
-            return None
-    return question
+    found = question_problems(question)
+    for keys, message in found:
+        problems.append(file.problem(["questions", index, *keys], f"{label}: {message}"))
+    return None if found else question
+
+
+def _detailed(file: _File, problems: list[str]) -> list[Question | None]:
+    """Every question of a file that failed the fast path, None where it has problems."""
+    return [_convert(file, index, raw, problems) for index, raw in enumerate(_parse(file, problems) or [])]
 
 
 def load_paths(paths: list[Path]) -> Bank:
@@ -177,13 +228,13 @@ def load_paths(paths: list[Path]) -> Bank:
             if path.resolve() in seen:
                 continue
             seen.add(path.resolve())
-            text = _read(path, problems)
-            if text is None:
+            content = _read(path, problems)
+            if content is None:
                 continue
-            file = files[path] = _File(path, text)
+            file = files[path] = _File(path, content[1])
             bank.files.append(path)
-            for index, raw in enumerate(_parse(file, problems) or []):
-                question = _convert(file, index, raw, problems)
+            questions = _fast(content[0])
+            for index, question in enumerate(_detailed(file, problems) if questions is None else questions):
                 if question is None:
                     continue
                 if question.id in bank.questions:

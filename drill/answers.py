@@ -1,0 +1,104 @@
+"""Grading of typed answers: objective types automatically, open ones by key-point keywords.
+
+Parsing is forgiving on purpose (case, spacing, bracket style, thousands separators,
+trailing units) because a candidate under a timer should lose points for wrong
+answers, never for formatting.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import IntEnum
+
+from drill.bank.schema import ChoiceQuestion, NumericQuestion, ShapeQuestion
+
+LETTERS = "ABCDEFGH"
+REL_EPSILON = 1e-9  # tolerance 0 still forgives float round-off in "0.1 + 0.2"-style answers
+
+_NUMBER = re.compile(
+    r"""^\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(?P<unit>\S.*)?$"""
+)
+_CHOICE_SEPARATORS = re.compile(r"[\s,;/+&]+")
+_TORCH_SIZE = re.compile(r"^\s*(?:torch\.)?size\s*\((.*)\)\s*$", re.IGNORECASE)
+_SHAPE_SPLIT = re.compile(r",|×|\s+x\s+", re.IGNORECASE)
+
+
+class Rating(IntEnum):
+    """FSRS ratings; the values are what ``attempts.rating`` stores."""
+
+    AGAIN = 1
+    HARD = 2
+    GOOD = 3
+    EASY = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.capitalize()
+
+
+def parse_choice(text: str, n_choices: int) -> frozenset[int] | None:
+    """Letters such as ``"b"``, ``"AC"`` or ``"a, c"`` as choice indices; None if unreadable."""
+    letters = _CHOICE_SEPARATORS.sub("", text).upper()
+    if not letters or any(ch not in LETTERS[:n_choices] for ch in letters):
+        return None
+    return frozenset(LETTERS.index(ch) for ch in letters)
+
+
+def parse_number(text: str) -> float | None:
+    """``"4"``, ``"4.0"``, ``"4 GiB"``, ``"4e9"``, ``"1,024"``; the unit is ignored."""
+    match = _NUMBER.match(text)
+    if not match:
+        return None
+    try:
+        return float(match.group("num").replace(",", ""))
+    except ValueError:
+        return None
+
+
+def normalise_shape(text: str) -> tuple[str, ...] | None:
+    """``"(b,h,t,t)"``, ``"[B, H, T, T]"`` and ``torch.Size([b, h, t, t])`` all give ``('b','h','t','t')``."""
+    inner = _TORCH_SIZE.match(text)
+    body = inner.group(1) if inner else text
+    body = re.sub(r"[()\[\]]", "", body).lower()
+    dims = tuple(re.sub(r"\s+", "", d) for d in _SHAPE_SPLIT.split(body))
+    dims = dims[:-1] if len(dims) > 1 and not dims[-1] else dims  # "(b,)" is a 1-d shape
+    if not dims or any(not d for d in dims):
+        return None
+    return dims
+
+
+def is_correct(q, text: str) -> bool | None:
+    """Whether ``text`` answers objective question ``q``; None for open questions."""
+    if isinstance(q, ChoiceQuestion):
+        return parse_choice(text, len(q.choices)) == q.correct_set
+    if isinstance(q, NumericQuestion):
+        x = parse_number(text)
+        return x is not None and abs(x - q.value) <= max(q.tolerance, REL_EPSILON * max(1.0, abs(q.value)))
+    if isinstance(q, ShapeQuestion):
+        given = normalise_shape(text)
+        return given is not None and given == normalise_shape(q.shape)
+    return None
+
+
+def matched_key_points(q, text: str) -> list[bool]:
+    """For each key point, whether any of its keywords (either language) occurs in ``text``."""
+    lowered = text.lower()
+    return [any(kw.lower() in lowered for kw in kp.keywords.all()) for kp in q.key_points]
+
+
+def objective_rating(correct: bool, over_time: bool, cut_off: bool) -> Rating:
+    """Wrong or cut off by a strict deadline → Again; right but over a soft deadline → Hard; else Good."""
+    if not correct or cut_off:
+        return Rating.AGAIN
+    return Rating.HARD if over_time else Rating.GOOD
+
+
+def parse_rating(text: str) -> Rating | None:
+    """``"1"``-``"4"`` or a rating name (``"good"``, ``"g"``)."""
+    word = text.strip().lower()
+    if word in ("1", "2", "3", "4"):
+        return Rating(int(word))
+    for rating in Rating:
+        if word and rating.name.lower().startswith(word):
+            return rating
+    return None

@@ -1,0 +1,52 @@
+"""Rules the schema types cannot express: slugs, blank text, choice indices.
+
+They run on every decoded question, on the fast path and the detailed one alike,
+and return ``(key path, message)`` pairs so the caller can point at the YAML line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from drill.bank.schema import SLUG_PATTERN, ChoiceQuestion
+
+_SLUG = re.compile(SLUG_PATTERN)
+
+Problem = tuple[list, str]
+
+
+def _texts(q):
+    """Every bilingual text of a question with its key path."""
+    yield ["prompt"], q.prompt
+    yield ["answer"], q.answer
+    for i, point in enumerate(q.key_points):
+        yield ["key_points", i], point
+    for i, pitfall in enumerate(q.pitfalls):
+        yield ["pitfalls", i], pitfall
+    if isinstance(q, ChoiceQuestion):
+        for i, choice in enumerate(q.choices):
+            yield ["choices", i], choice
+
+
+def question_problems(q) -> list[Problem]:
+    problems: list[Problem] = []
+    if not _SLUG.match(q.id):
+        problems.append((["id"], f"id {q.id!r} must be a slug: lowercase letters, digits, '.', '_' or '-'"))
+    for field in ("level", "topic"):
+        if getattr(q, field) is None:
+            problems.append(([], f"missing `{field}` (set it on the question or as a file default)"))
+    if q.topic is not None and not _SLUG.match(q.topic):
+        problems.append((["topic"], f"topic {q.topic!r} must be a slug"))
+    for keys, text in _texts(q):
+        for lang in ("en", "zh"):
+            if not getattr(text, lang).strip():
+                problems.append(([*keys, lang], f"{'.'.join(map(str, keys))}.{lang}: text is empty"))
+    for field in ("tags", "follow_ups"):
+        for i, value in enumerate(getattr(q, field)):
+            if not _SLUG.match(value):
+                problems.append(([field, i], f"{field}: {value!r} is not a slug"))
+    if isinstance(q, ChoiceQuestion):
+        bad = sorted(i for i in q.correct_set if i >= len(q.choices))
+        if bad:
+            problems.append((["correct"], f"`correct` index {bad[0]} out of range (there are {len(q.choices)} choices)"))
+    return problems

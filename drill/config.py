@@ -1,0 +1,81 @@
+"""User settings in the ``config`` table, validated on the way in so readers can trust them."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+from drill import store
+from drill.errors import DrillError
+from drill.paths import db_path
+
+
+def _choice(*allowed: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise ValueError(f"must be one of {', '.join(allowed)}")
+        return value
+
+    return check
+
+
+def _int_in(low: int, high: int) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError("must be a whole number") from None
+        if not low <= number <= high:
+            raise ValueError(f"must be between {low} and {high}")
+        return str(number)
+
+    return check
+
+
+# key -> (default, validator returning the normalised value, help)
+KEYS: dict[str, tuple[str | None, Callable[[str], str], str]] = {
+    "lang": (None, _choice("en", "zh"), "content language when --lang is absent (default: from the locale)"),
+    "daily-goal": ("5", _int_in(1, 1000), "answers per day that count as a practice day"),
+    "day-start-hour": ("4", _int_in(0, 23), "local hour at which a new practice day starts"),
+    "streaks": ("on", _choice("on", "off"), "show the streak line after sessions"),
+}
+
+
+def _known(key: str) -> None:
+    if key not in KEYS:
+        raise DrillError(f"unknown config key {key!r} (known: {', '.join(KEYS)})")
+
+
+def get(conn: sqlite3.Connection, key: str) -> str | None:
+    """The stored value, else the default (None when the default is computed elsewhere)."""
+    _known(key)
+    row = conn.execute("SELECT value FROM config WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else KEYS[key][0]
+
+
+def set_value(conn: sqlite3.Connection, key: str, value: str) -> str:
+    """Validate and store ``value``; return it as stored."""
+    _known(key)
+    try:
+        value = KEYS[key][1](value.strip())
+    except ValueError as exc:
+        raise DrillError(f"config {key}: {value!r} {exc}") from None
+    with store.transaction(conn):
+        conn.execute("INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)", (key, value))
+    return value
+
+
+def stored_lang() -> str | None:
+    """The configured language, read without creating or migrating the database (for ``drill bank``)."""
+    path = db_path()
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM config WHERE key = 'lang'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return row[0] if row and row[0] in ("en", "zh") else None

@@ -1,0 +1,52 @@
+"""A printable Markdown cheat sheet of a bank, grouped by topic then level."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from drill.bank.schema import LEVELS, ChoiceQuestion
+from drill.errors import DrillError
+from drill.views.bank_view import LETTERS, correct_answer
+
+TITLE = {"en": "drill cheat sheet", "zh": "drill 速查表"}
+KEY_POINTS = {"en": "Key points", "zh": "要点"}
+ANSWER = {"en": "Answer", "zh": "答案"}
+
+
+def front(q, lang: str) -> str:
+    """The prompt, with lettered choices for a choice question."""
+    text = q.prompt.get(lang).strip()
+    if isinstance(q, ChoiceQuestion):
+        text += "\n\n" + "\n".join(f"- **{LETTERS[i]}.** {c.get(lang)}" for i, c in enumerate(q.choices))
+    return text
+
+
+def back(q, lang: str) -> str:
+    """The objective answer if any, the model answer and the key points."""
+    parts = [f"**{ANSWER[lang]}: {correct_answer(q, lang)}**"] if q.objective else []
+    parts.append(q.answer.get(lang).strip())
+    parts.append(f"**{KEY_POINTS[lang]}**\n\n" + "\n".join(f"- {p.get(lang)}" for p in q.key_points))
+    return "\n\n".join(parts)
+
+
+def render(questions: list, lang: str) -> str:
+    by_topic: dict[str, list] = defaultdict(list)
+    for q in questions:
+        by_topic[q.topic].append(q)
+    lines = [f"# {TITLE[lang]}", ""]
+    for topic in sorted(by_topic):
+        lines += [f"## {topic}", ""]
+        for level in LEVELS:
+            for q in (q for q in by_topic[topic] if q.level == level):
+                lines += [f"### {level} · {q.id}", "", front(q, lang), "", back(q, lang), ""]
+    return "\n".join(lines)
+
+
+def write(questions: list, lang: str, path: Path) -> None:
+    if not questions:
+        raise DrillError("no questions match; nothing to export")
+    try:
+        path.write_text(render(questions, lang), encoding="utf-8")
+    except OSError as exc:
+        raise DrillError(f"{path}: cannot write: {exc.strerror or exc}") from None

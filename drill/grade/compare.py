@@ -1,0 +1,66 @@
+"""Shared judgements on the user's outputs: shape, finiteness, the tolerance rule, leaks."""
+
+from __future__ import annotations
+
+import torch
+
+from drill.grade.context import WrongShape, outcome
+from drill.grade.report import Check
+from drill.grade.tolerance import judge
+
+
+def unpack(ret):
+    """(output, weights or None) from whatever the user's code returned."""
+    if isinstance(ret, (tuple, list)):
+        if not ret:
+            raise WrongShape("returned an empty tuple")
+        out = ret[0]
+        weights = ret[1] if len(ret) > 1 and isinstance(ret[1], torch.Tensor) else None
+    else:
+        out, weights = ret, None
+    if not isinstance(out, torch.Tensor):
+        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+    return out, weights
+
+
+def expect_shape(tensor: torch.Tensor, shape, what: str = "output") -> None:
+    if tuple(tensor.shape) != tuple(shape):
+        raise WrongShape(f"{what} has shape {list(tensor.shape)}, expected {list(shape)}")
+
+
+def expect_like(out: torch.Tensor, shape, like: torch.Tensor, what: str = "output") -> str | None:
+    """Shape must match (raises WrongShape); a dtype/device difference is returned as a message."""
+    expect_shape(out, shape, what)
+    if out.dtype != like.dtype:
+        return f"{what} dtype is {out.dtype}, the input's is {like.dtype}"
+    if out.device != like.device:
+        return f"{what} is on {out.device}, the input is on {like.device}"
+    return None
+
+
+def against_truth(pairs) -> Check:
+    """Judge (label, user, truth, same_precision) tuples; the worst failure, else a summary."""
+    worst = None
+    for label, user, truth, same in pairs:
+        expect_shape(user, truth.shape, label)
+        verdict = judge(user, truth, same)
+        if not verdict.ok:
+            return outcome("fail", verdict.describe(label))
+        if worst is None or verdict.error / verdict.allowed > worst.error / worst.allowed:
+            worst = verdict
+    return outcome("pass", f"max error {worst.error:.2g} (allowed {worst.allowed:.2g})")
+
+
+def first_nonfinite(user: torch.Tensor, truth: torch.Tensor) -> tuple[int, ...] | None:
+    bad = ~torch.isfinite(user.detach()) & torch.isfinite(truth)
+    if not bad.any():
+        return None
+    return tuple(int(i) for i in bad.nonzero()[0])
+
+
+def moved(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Per-position change, leading dims kept: |a - b| max over the feature axis."""
+    return (a.detach() - b.detach()).abs().nan_to_num(nan=float("inf")).amax(dim=-1)
+
+
+LEAK_THRESHOLD = 1e-9  # float64 inputs: a masked position moves an output by exactly 0, or by ~1

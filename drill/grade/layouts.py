@@ -1,0 +1,79 @@
+"""Find the user's projection weights so the reference can be built from them.
+
+The reference for mha/causal must use the module's own weights; this module recognises the
+accepted attribute names and exposes the projections as functions of a name->tensor dict,
+so the same code runs on the user's parameters and on float64 copies of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+SEPARATE = (("W_q", "W_k", "W_v"), ("q_proj", "k_proj", "v_proj"))
+SEPARATE_OUT = {("W_q", "W_k", "W_v"): ("W_o",), ("q_proj", "k_proj", "v_proj"): ("o_proj", "out_proj")}
+FUSED = ("qkv", "c_attn")
+FUSED_OUT = ("out", "o_proj", "out_proj", "c_proj", "W_o")
+
+ACCEPTED = (
+    "separate Linear layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj; "
+    "or one fused Linear(d_model, 3*d_model) named qkv or c_attn (split q, k, v) "
+    "with an output Linear named out, o_proj, out_proj, c_proj or W_o"
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    qkv: tuple[str, ...]  # three separate Linear names, or one fused Linear name
+    out: str
+
+    @property
+    def fused(self) -> bool:
+        return len(self.qkv) == 1
+
+    def describe(self) -> str:
+        if self.fused:
+            return f"fused {self.qkv[0]} + {self.out}"
+        return f"separate {'/'.join(self.qkv)} + {self.out}"
+
+    def params(self, module: nn.Module) -> dict[str, torch.Tensor]:
+        """The projection parameters, keyed by the module's own parameter names."""
+        names = {f"{layer}.{p}" for layer in (*self.qkv, self.out) for p in ("weight", "bias")}
+        return {name: p for name, p in module.named_parameters() if name in names}
+
+    def project_qkv(self, x, params):
+        if self.fused:
+            return tuple(_linear(x, params, self.qkv[0]).chunk(3, dim=-1))
+        return tuple(_linear(x, params, name) for name in self.qkv)
+
+    def project_out(self, y, params):
+        return _linear(y, params, self.out)
+
+
+def _linear(x, params, name):
+    return torch.nn.functional.linear(x, params[f"{name}.weight"], params.get(f"{name}.bias"))
+
+
+def find_layout(module: nn.Module, d_model: int) -> Layout | None:
+    """The first accepted layout whose Linear layers exist with the right sizes, else None."""
+
+    def linear(name, out_features):
+        layer = getattr(module, name, None)
+        return (
+            isinstance(layer, nn.Linear)
+            and layer.in_features == d_model
+            and layer.out_features == out_features
+        )
+
+    out_names = [n for n in FUSED_OUT if linear(n, d_model)]
+    for names in SEPARATE:
+        if all(linear(n, d_model) for n in names):
+            for out in SEPARATE_OUT[names]:
+                if linear(out, d_model):
+                    return Layout(names, out)
+    for name in FUSED:
+        if linear(name, 3 * d_model) and out_names:
+            return Layout((name,), out_names[0])
+    return None

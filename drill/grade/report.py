@@ -1,0 +1,81 @@
+"""The grade's result as plain data: built in the worker, sent as JSON, rendered by the CLI.
+
+Torch-free on purpose, so the parent process can rebuild a report without importing torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+CATEGORIES = ("shape", "mask-leak", "numerical", "stability", "gradient", "rules", "robustness")
+STATUSES = ("pass", "fail", "warn", "skip", "error")
+FAILING = frozenset({"fail", "error"})
+
+
+@dataclass
+class Check:
+    id: str
+    category: str
+    status: str
+    message: str = ""
+    codes: list[str] = field(default_factory=list)  # diagnosis codes this check proves on its own
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "category": self.category, "status": self.status, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Check:
+        return cls(data["id"], data["category"], data["status"], data.get("message", ""), list(data.get("codes", [])))
+
+
+@dataclass
+class Diagnosis:
+    code: str
+    message: str
+    fix: str
+    message_zh: str
+    fix_zh: str
+    evidence: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Report:
+    task: str
+    device: str
+    checks: list[Check] = field(default_factory=list)
+    diagnosis: list[Diagnosis] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and not any(c.status in FAILING for c in self.checks)
+
+    def to_dict(self) -> dict:
+        """The documented ``--json`` object."""
+        return {
+            "task": self.task,
+            "device": self.device,
+            "passed": self.passed,
+            "checks": [c.to_dict() for c in self.checks],
+            "diagnosis": [d.to_dict() for d in self.diagnosis],
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    def to_wire(self) -> dict:
+        """Like :meth:`to_dict`, plus the per-check codes the parent needs to rebuild the report."""
+        data = self.to_dict()
+        data["checks"] = [{**c.to_dict(), "codes": c.codes} for c in self.checks]
+        return data
+
+    @classmethod
+    def from_wire(cls, data: dict) -> Report:
+        return cls(
+            task=data["task"],
+            device=data["device"],
+            checks=[Check.from_dict(c) for c in data["checks"]],
+            diagnosis=[Diagnosis(**d) for d in data["diagnosis"]],
+            duration_s=data.get("duration_s", 0.0),
+        )

@@ -1,0 +1,65 @@
+"""The public entry point: validate the request, grade in a child process, time it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from drill.errors import DrillError
+from drill.grade.benchfit import BenchResult
+from drill.grade.isolation import Event, Worker
+from drill.grade.report import Report
+from drill.grade.tasks import TASKS
+
+DEVICES = ("auto", "cpu", "cuda")
+DEFAULT_TIMEOUT = 60.0
+BENCH_TIMEOUT = 600.0  # seconds for all sizes of --bench; the user's kernel may be slow at T = 4096
+
+
+def grade_file(
+    path: str | Path,
+    *,
+    task: str | None = None,
+    device: str = "auto",
+    seed: int = 0,
+    timeout: float = DEFAULT_TIMEOUT,
+    allow_builtins: bool = False,
+    on_event: Event = lambda event: None,
+) -> Report:
+    """Grade ``path``; raises DrillError (exit 2) only when grading cannot start."""
+    started = time.monotonic()
+    request = make_request(path, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins)
+    with Worker() as worker:
+        report = worker.grade(request, timeout, on_event)
+    report.duration_s = time.monotonic() - started
+    return report
+
+
+def make_request(
+    path: str | Path,
+    *,
+    task: str | None = None,
+    device: str = "auto",
+    seed: int = 0,
+    timeout: float = DEFAULT_TIMEOUT,
+    allow_builtins: bool = False,
+) -> dict:
+    """The worker request for ``path``, validated here so that a bad option never reaches the child."""
+    path = Path(path)
+    if not path.is_file():
+        raise DrillError(f"{path}: no such file")
+    if task is not None and task not in TASKS:
+        raise DrillError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
+    if device not in DEVICES:
+        raise DrillError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+    if timeout <= 0:
+        raise DrillError("--timeout must be positive")
+    return {"path": str(path.resolve()), "task": task, "device": device, "seed": seed, "allow_builtins": allow_builtins}
+
+
+def bench_file(path: str | Path, *, task: str, device: str = "auto", seed: int = 0, max_t: int = 4096) -> BenchResult:
+    """Time the kernel in ``path`` in a fresh worker (all its threads: this measures speed, not correctness)."""
+    request = make_request(path, task=task, device=device, seed=seed)
+    del request["allow_builtins"]
+    with Worker() as worker:
+        return BenchResult.from_wire(worker.bench({**request, "max_t": max_t}, BENCH_TIMEOUT))

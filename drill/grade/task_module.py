@@ -1,0 +1,315 @@
+"""The ``mha`` and ``causal`` tasks: an nn.Module graded against a reference built from its own weights."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from functools import partial
+from itertools import permutations
+
+import torch
+from torch import nn
+
+from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
+from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.layouts import ACCEPTED, Layout, find_layout
+from drill.grade.reference import CORRECT, Variant, causal_mask, module_attention
+from drill.grade.task_sdpa import (
+    deterministic_check,
+    fully_masked_check,
+    jacobian_check,
+    large_logits_verdict,
+    no_mutation_check,
+    padding_mask,
+    random_mask,
+)
+
+MAX_SEQ_LEN = 16
+# (B, T, H, head_dim): no two equal within a case, heads from 1 to 8.
+BASE = (2, 5, 3, 4)
+SHAPE_CASES = (
+    ("shape.base", BASE, False),
+    ("shape.t1", (3, 1, 2, 5), False),
+    ("shape.one-head", (2, 7, 1, 6), False),
+    ("shape.eight-heads", (3, 4, 8, 2), False),
+    ("shape.non-contiguous", BASE, True),
+)
+NO_LAYOUT = "skipped: no reference without a recognised projection layout"
+
+
+@dataclass(frozen=True)
+class Built:
+    """A fresh user module with its config and, when recognised, its projection layout."""
+
+    module: nn.Module
+    n_heads: int
+    layout: Layout | None
+
+    def params(self, dtype, grad=False):
+        return {
+            name: p.detach().clone().to(dtype).requires_grad_(grad) for name, p in self.layout.params(self.module).items()
+        }
+
+
+class ModuleTask:
+    def __init__(self, name: str, causal: bool):
+        self.name = name
+        self.causal = causal
+
+    # --- running the user's module and the reference -------------------------
+
+    def init_args(self, d_model: int, n_heads: int) -> tuple:
+        """The constructor's arguments (a subclass task may take others)."""
+        return (d_model, n_heads, MAX_SEQ_LEN) if self.causal else (d_model, n_heads)
+
+    def build(self, ctx: Context, d_model: int, n_heads: int, dtype=torch.float32) -> Built:
+        torch.manual_seed(ctx.seed)
+        module = ctx.call(ctx.entry, *self.init_args(d_model, n_heads))
+        if not isinstance(module, nn.Module):
+            raise TypeError(f"{getattr(ctx.entry, '__name__', 'the class')}(...) is not an nn.Module")
+        module = module.to(ctx.device, dtype).eval()
+        return Built(module, n_heads, find_layout(module, d_model))
+
+    def forward(self, ctx: Context, module, x, mask=None):
+        args = (x,) if mask is None or self.causal else (x, mask)
+        return unpack(ctx.call(module, *args))[0]
+
+    def reference(self, built: Built, x, mask, dtype, variant: Variant = CORRECT, params=None):
+        params = params if params is not None else built.params(dtype)
+        return module_attention(x.to(dtype), params, built.layout, built.n_heads, mask, self.causal, variant)[0]
+
+    def inputs(self, ctx: Context, config, offset, dtype=torch.float32):
+        b, t, h, hd = config
+        gen = ctx.generator(offset)
+        x = ctx.randn(b, t, h * hd, gen=gen, dtype=dtype)
+        mask = None if self.causal else random_mask((b, 1, t, t), gen, ctx.device)
+        return x, mask
+
+    # --- checks ---------------------------------------------------------------
+
+    def layout_check(self, ctx: Context):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        if built.layout is None:
+            return outcome("fail", f"unrecognised projection layout; accepted: {ACCEPTED}")
+        return outcome("pass", built.layout.describe())
+
+    def shape_check(self, ctx: Context, config, non_contiguous):
+        b, t, h, hd = config
+        built = self.build(ctx, h * hd, h)
+        gen = ctx.generator(1)
+        x = ctx.randn(t, b, h * hd, gen=gen).transpose(0, 1) if non_contiguous else ctx.randn(b, t, h * hd, gen=gen)
+        out = self.forward(ctx, built.module, x)
+        problem = expect_like(out, (b, t, h * hd), x)
+        return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (H={h})")
+
+    def numerical_check(self, ctx: Context, dtype, offset):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2], dtype)
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        x, mask = self.inputs(ctx, BASE, 100 + offset, torch.float64)
+        pairs = []
+        for m in (None, mask) if mask is not None else (None,):
+            out = self.forward(ctx, built.module, x.to(dtype), m)
+            truth = self.reference(built, x, m, torch.float64)
+            same = self.reference(built, x, m, dtype)
+            pairs.append(("output" if m is None else "masked output", out, truth, same))
+        return against_truth(pairs)
+
+    def gradient_check(self, ctx: Context, dtype):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2], dtype)
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        x64, mask = self.inputs(ctx, BASE, 200, torch.float64)
+        seed_grad = ctx.randn(*x64.shape, gen=ctx.generator(201), dtype=torch.float64)
+        x = x64.to(dtype).requires_grad_()
+        out = self.forward(ctx, built.module, x, mask)
+        expect_shape(out, x.shape)
+        ctx.call(lambda: (out * seed_grad.to(out.dtype)).sum().backward(), watch=False)
+        grads = {}
+        for precision in (torch.float64, dtype):
+            leaf = x64.detach().clone().to(precision).requires_grad_()
+            params = built.params(precision, grad=True)
+            ref_out = self.reference(built, leaf, mask, precision, params=params)
+            (ref_out * seed_grad.to(precision)).sum().backward()
+            grads[precision] = {"x": leaf.grad, **{n: p.grad for n, p in params.items()}}
+        user = {"x": x.grad, **dict(built.layout.params(built.module))}
+        pairs = []
+        for name, truth in grads[torch.float64].items():
+            grad = user[name] if name == "x" else user[name].grad
+            if grad is None:
+                return outcome("fail", f"no gradient reaches {name} (is it detached or unused?)")
+            pairs.append((f"d{name}", grad, truth, grads[dtype][name]))
+        return against_truth(pairs)
+
+    def padding_leak_check(self, ctx: Context):
+        lengths, t, h, hd = (5, 1, 3), 5, 2, 4  # B=3, T=5, H=2, head_dim=4
+        built = self.build(ctx, h * hd, h, torch.float64)
+        gen = ctx.generator(300)
+        x = ctx.randn(3, t, h * hd, gen=gen, dtype=torch.float64)
+        mask = padding_mask(lengths, t, ctx.device)
+        base = self.forward(ctx, built.module, x, mask)
+        expect_shape(base, x.shape)
+        for b, n in enumerate(lengths):
+            for j in range(n, t):
+                x2 = x.clone()
+                x2[b, j] += 10 * ctx.randn(h * hd, gen=gen, dtype=torch.float64)
+                change = moved(self.forward(ctx, built.module, x2, mask)[b], base[b])[:n]
+                if (change > LEAK_THRESHOLD).any():
+                    i = int((change > LEAK_THRESHOLD).nonzero()[0])
+                    return outcome("fail", f"sample {b} (length {n}): position {i} sees padded position {j}")
+        return outcome("pass", "padded positions (lengths 5, 1, 3) never reach a real position")
+
+    def future_leak_check(self, ctx: Context):
+        built = self.build(ctx, 12, 3, torch.float64)
+        x = ctx.randn(2, 6, 12, gen=ctx.generator(400), dtype=torch.float64)
+        mask = None if self.causal else causal_mask(6, device=ctx.device)
+        base = self.forward(ctx, built.module, x, mask)
+        expect_shape(base, x.shape)
+        leaks = []
+        for j in range(1, 6):
+            x2 = x.clone()
+            x2[:, j] += 10.0
+            change = moved(self.forward(ctx, built.module, x2, mask), base).amax(dim=0)
+            leaks += [(i, j) for i in range(j) if change[i] > LEAK_THRESHOLD]
+        if leaks:
+            i, j = min(leaks)
+            return outcome("fail", f"position {i} changes when future position {j} changes")
+        return outcome("pass", "perturbing future tokens never moves earlier outputs")
+
+    def module_jacobian_check(self, ctx: Context):
+        built = self.build(ctx, 12, 3, torch.float64)
+        x = ctx.randn(2, 6, 12, gen=ctx.generator(500), dtype=torch.float64).requires_grad_()
+        mask = None if self.causal else causal_mask(6, device=ctx.device)
+        return jacobian_check(ctx, lambda z: self.forward(ctx, built.module, z, mask), x)
+
+    def large_logits_check(self, ctx: Context):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2], torch.float64)
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        x, _ = self.inputs(ctx, BASE, 600, torch.float64)
+        params = built.params(torch.float64)
+        q, k, _ = built.layout.project_qkv(x, params)
+        typical = (q @ k.transpose(-2, -1)).abs().max().item() / BASE[3] ** 0.5
+        x = x * (2000 / max(typical, 1e-6)) ** 0.5  # logits grow with the square of x
+        return large_logits_verdict(self.forward(ctx, built.module, x), self.reference(built, x, None, torch.float64))
+
+    def varying_length_check(self, ctx: Context):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        for n, t in enumerate((5, 7, 3)):
+            x, _ = self.inputs(ctx, (2, t, BASE[2], BASE[3]), 800 + n)
+            out = self.forward(ctx, built.module, x)
+            if built.layout is None:
+                expect_shape(out, x.shape, f"call {n + 1} (T={t})")
+                continue
+            truth, same = (self.reference(built, x, None, dt) for dt in (torch.float64, x.dtype))
+            result = against_truth([(f"call {n + 1} (T={t})", out, truth, same)])
+            if result.status != "pass":
+                return result
+        return outcome("pass", "calls with T = 5, 7, 3 in a row all work" + ("" if built.layout else " (shapes only)"))
+
+    def fully_masked(self, ctx: Context):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        x, mask = self.inputs(ctx, BASE, 900)
+        mask[0, 0, 2] = False
+        return fully_masked_check(ctx, lambda: self.forward(ctx, built.module, x, mask), (0, 2))
+
+    def robustness_defs(self, ctx: Context) -> list[CheckDef]:
+        def no_mutation():
+            built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+            x, mask = self.inputs(ctx, BASE, 1000)
+            named = {"x": x} if mask is None else {"x": x, "mask": mask}
+            return no_mutation_check(ctx, lambda: self.forward(ctx, built.module, x, mask), named)
+
+        def deterministic():
+            built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+            x, mask = self.inputs(ctx, BASE, 1001)
+            return deterministic_check(lambda: self.forward(ctx, built.module, x.clone(), mask))
+
+        return [
+            CheckDef("robustness.no-mutation", "robustness", no_mutation),
+            CheckDef("robustness.deterministic", "robustness", deterministic),
+            CheckDef("robustness.varying-length", "robustness", partial(self.varying_length_check, ctx)),
+        ]
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        defs = [CheckDef("load.layout", "rules", partial(self.layout_check, ctx))]
+        defs += [CheckDef(i, "shape", partial(self.shape_check, ctx, cfg, nc)) for i, cfg, nc in SHAPE_CASES]
+        for dtype in ctx.dtypes:
+            tag = "" if dtype == torch.float32 else f".{str(dtype)[6:]}"
+            defs += [
+                CheckDef(f"numerical{tag}.seed{i}", "numerical", partial(self.numerical_check, ctx, dtype, i))
+                for i in range(3)
+            ]
+            defs.append(CheckDef(f"gradient{tag}.x-and-weights", "gradient", partial(self.gradient_check, ctx, dtype)))
+        if not self.causal:
+            defs.append(CheckDef("mask-leak.padding", "mask-leak", partial(self.padding_leak_check, ctx)))
+        defs += [
+            CheckDef("mask-leak.future", "mask-leak", partial(self.future_leak_check, ctx)),
+            CheckDef("mask-leak.jacobian", "mask-leak", partial(self.module_jacobian_check, ctx)),
+            CheckDef("stability.large-logits", "stability", partial(self.large_logits_check, ctx)),
+        ]
+        if not self.causal:
+            defs.append(CheckDef("stability.fully-masked-row", "stability", partial(self.fully_masked, ctx)))
+        return defs + self.robustness_defs(ctx)
+
+    # --- diagnosis --------------------------------------------------------------
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        try:
+            built = self.build(ctx, BASE[2] * BASE[3], BASE[2], torch.float64)
+        except Exception:  # noqa: BLE001 - a module that cannot be built gives no evidence
+            return []
+        if built.layout is None:
+            return []
+        x, mask = self.inputs(ctx, BASE, 1100, torch.float64)
+        if self.causal:
+            masks = (None,)
+        else:
+            masks = (None, padding_mask((5, 2), BASE[1], ctx.device), mask | torch.eye(BASE[1], dtype=torch.bool))
+        return [Probe(self, ctx, built, x, m) for m in masks]
+
+    def hypotheses(self, ctx: Context):
+        found = [
+            ("scale-missing", Variant(scale="none")),
+            ("scale-by-d", Variant(scale="d")),
+            ("scale-by-d-model", Variant(scale="sqrt-model")),
+            ("scale-by-d-model", Variant(scale="model")),
+            ("softmax-wrong-dim", Variant(softmax_dim=-2)),
+            ("heads-split-without-transpose", Variant(split=False)),
+            ("heads-merge-without-transpose", Variant(merge=False)),
+            ("missing-output-projection", Variant(out_proj=False)),
+            ("mask-inverted", Variant(mask="inverted")),
+            ("mask-after-softmax", Variant(mask="after-softmax")),
+        ]
+        if self.causal:
+            found += [
+                ("causal-off-by-one", Variant(causal=1)),
+                ("causal-blocks-self", Variant(causal=-1)),
+                ("causal-transposed", Variant(causal="triu")),
+            ]
+        else:
+            found.append(("mask-on-queries", Variant(mask="transposed")))
+        for order in permutations(range(3)):
+            if order != (0, 1, 2):
+                found.append(("k-v-swapped" if order == (0, 2, 1) else "qkv-order", Variant(order=order)))
+        return found
+
+
+@dataclass(frozen=True)
+class Probe:
+    task: ModuleTask
+    ctx: Context
+    built: Built
+    x: torch.Tensor
+    mask: torch.Tensor | None
+
+    def user(self, ctx: Context):
+        mask = None if self.mask is None else self.mask.clone()
+        return self.task.forward(ctx, self.built.module, self.x.clone(), mask)
+
+    def expected(self, variant: Variant):
+        return self.task.reference(self.built, self.x, self.mask, torch.float64, variant)
+
+
+MHA = ModuleTask("mha", causal=False)
+CAUSAL = ModuleTask("causal", causal=True)

@@ -1,0 +1,160 @@
+"""The ``padding`` task: ``make_attention_mask(lengths, T, causal=False)`` -> bool [B, 1, T, T].
+
+The reference masks keys (columns) j >= lengths[b]; padded query rows still see the real
+keys, so no row is ever empty and the softmax stays finite. With ``causal`` it is ANDed
+with the lower triangle. Mistakes are modelled with the shared ``Variant`` mask knobs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from drill.grade.compare import LEAK_THRESHOLD, expect_shape, moved
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.reference import CORRECT, Variant, attention, causal_mask
+from drill.grade.task_sdpa import no_mutation_check
+
+# (lengths, T): a length of 1, a length of T, T above every length, a single sample.
+CASES = (((5, 1, 3), 5), ((2, 4), 6), ((7, 7), 7), ((1,), 3))
+
+HYPOTHESES = (
+    ("mask-inverted", Variant(mask="inverted")),
+    ("mask-on-queries", Variant(mask="transposed")),
+    ("causal-off-by-one", Variant(causal=1)),
+    ("causal-blocks-self", Variant(causal=-1)),
+    ("causal-transposed", Variant(causal="triu")),
+)
+
+
+def reference(lengths, t: int, causal: bool, variant: Variant = CORRECT, device=None) -> torch.Tensor:
+    """bool [B, 1, T, T]; True = may attend."""
+    real = torch.arange(t, device=device)[None, :] < torch.as_tensor(lengths, device=device)[:, None]  # [B, T]
+    mask = real[:, None, :, None] if variant.mask == "transposed" else real[:, None, None, :]
+    mask = mask.expand(len(real), 1, t, t)
+    if causal:
+        mask = mask & causal_mask(t, variant, device)
+    return ~mask if variant.mask == "inverted" else mask
+
+
+def run(ctx: Context, lengths, t: int, causal: bool):
+    out = ctx.call(ctx.entry, torch.tensor(lengths, device=ctx.device), t, causal=causal)
+    if not isinstance(out, torch.Tensor):
+        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+    expect_shape(out, (len(lengths), 1, t, t), "mask")
+    return out
+
+
+def shape_check(ctx: Context, lengths, t, causal):
+    out = run(ctx, lengths, t, causal)
+    if out.dtype != torch.bool:
+        return outcome("fail", f"mask dtype is {out.dtype}, expected torch.bool", "mask-not-bool")
+    if out.device != ctx.device:
+        return outcome("fail", f"mask is on {out.device}, lengths are on {ctx.device}")
+    return outcome("pass", f"bool {list(out.shape)}")
+
+
+def exact_check(ctx: Context, causal: bool):
+    for lengths, t in CASES:
+        out = run(ctx, lengths, t, causal).bool()
+        wrong = out != reference(lengths, t, causal, device=ctx.device)
+        if wrong.any():
+            b, _, i, j = (int(n) for n in wrong.nonzero()[0])
+            return outcome(
+                "fail",
+                f"lengths {list(lengths)}, T={t}: mask[{b}, 0, {i}, {j}] is {bool(out[b, 0, i, j])} "
+                f"(query {i} {'may' if out[b, 0, i, j] else 'may not'} attend key {j})",
+            )
+    kind = "causal + padding" if causal else "padding"
+    return outcome("pass", f"{kind} masks equal the reference for {len(CASES)} length sets")
+
+
+def leak_check(ctx: Context, causal: bool):
+    """The user's mask in float64 attention: padded (or future) keys must never move an output."""
+    lengths, t = (5, 1, 3), 5
+    mask = run(ctx, lengths, t, causal)
+    gen = ctx.generator(300 + causal)
+    q, k, v = (ctx.randn(3, 1, t, 4, gen=gen, dtype=torch.float64) for _ in range(3))
+    base = attention(q, k, v, mask.bool())[0]
+    for b, n in enumerate(lengths):
+        for j in range(t):
+            k2, v2 = k.clone(), v.clone()
+            k2[b, 0, j] += 10.0
+            v2[b, 0, j] += 10.0
+            change = moved(attention(q, k2, v2, mask.bool())[0][b, 0], base[b, 0])  # [Tq]
+            for i in range(t):
+                forbidden = j >= n or (causal and j > i)
+                if forbidden and change[i] > LEAK_THRESHOLD:
+                    why = "padded" if j >= n else "future"
+                    return outcome("fail", f"sample {b} (length {n}): query {i} sees {why} key {j}")
+    what = "padded and future keys" if causal else "padded keys"
+    return outcome("pass", f"{what} (lengths 5, 1, 3) never reach an output")
+
+
+def empty_rows_check(ctx: Context, causal: bool):
+    """A query row with no allowed key makes the softmax 0/0 = NaN."""
+    lengths, t = (5, 1, 3), 5
+    mask = run(ctx, lengths, t, causal).bool()
+    empty = ~mask.any(dim=-1)  # [B, 1, T]
+    if empty.any():
+        b, _, i = (int(n) for n in empty.nonzero()[0])
+        return outcome("fail", f"sample {b} (length {lengths[b]}): query {i} may attend to no key (softmax gives NaN)")
+    return outcome("pass", "every query row allows at least one key")
+
+
+def varying_check(ctx: Context):
+    for n, (lengths, t) in enumerate((((3, 2), 3), ((6, 1), 6), ((2, 4), 4))):
+        out = run(ctx, lengths, t, True).bool()
+        if not torch.equal(out, reference(lengths, t, True, device=ctx.device)):
+            return outcome("fail", f"call {n + 1} of 3 (T={t}) differs from the reference")
+    return outcome("pass", "calls with T = 3, 6, 4 in a row all match (no stale cached mask)")
+
+
+@dataclass(frozen=True)
+class Probe:
+    lengths: tuple[int, ...]
+    t: int
+    causal: bool
+    device: torch.device
+
+    def user(self, ctx: Context):
+        out = ctx.call(ctx.entry, torch.tensor(self.lengths, device=ctx.device), self.t, causal=self.causal)
+        return out.double() if isinstance(out, torch.Tensor) else None
+
+    def expected(self, variant: Variant):
+        return reference(self.lengths, self.t, self.causal, variant, self.device).double()
+
+
+class PaddingTask:
+    name = "padding"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        lengths = torch.tensor((5, 1, 3), device=ctx.device)
+        return [
+            CheckDef("shape.basic", "shape", partial(shape_check, ctx, (5, 1, 3), 5, False)),
+            CheckDef("shape.t1", "shape", partial(shape_check, ctx, (1, 1), 1, False)),
+            CheckDef("shape.causal", "shape", partial(shape_check, ctx, (2, 4), 6, True)),
+            CheckDef("numerical.padding", "numerical", partial(exact_check, ctx, False)),
+            CheckDef("numerical.causal", "numerical", partial(exact_check, ctx, True)),
+            CheckDef("mask-leak.padding", "mask-leak", partial(leak_check, ctx, False)),
+            CheckDef("mask-leak.causal", "mask-leak", partial(leak_check, ctx, True)),
+            CheckDef("stability.no-empty-row", "stability", partial(empty_rows_check, ctx, False)),
+            CheckDef("stability.no-empty-row-causal", "stability", partial(empty_rows_check, ctx, True)),
+            CheckDef(
+                "robustness.no-mutation",
+                "robustness",
+                partial(no_mutation_check, ctx, lambda: ctx.call(ctx.entry, lengths, 5, causal=True), {"lengths": lengths}),
+            ),
+            CheckDef("robustness.varying-length", "robustness", partial(varying_check, ctx)),
+        ]
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        return [Probe((6, 2, 4), 6, causal, ctx.device) for causal in (False, True)]
+
+    def hypotheses(self, ctx: Context):
+        return HYPOTHESES
+
+
+TASK = PaddingTask()

@@ -1,0 +1,358 @@
+"""The ``sdpa`` task: ``scaled_dot_product_attention(q, k, v, mask=None)``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from drill.grade.compare import (
+    LEAK_THRESHOLD,
+    against_truth,
+    expect_like,
+    expect_shape,
+    first_nonfinite,
+    moved,
+    unpack,
+)
+from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.reference import CORRECT, Variant, attention, causal_mask
+
+# Sizes: B, H, T and head dims never coincide, so a transposition cannot hide.
+SHAPE_CASES = (
+    ("shape.4d", (2, 3, 5, 4), (2, 3, 5, 4), (2, 3, 5, 4), None, False),
+    ("shape.3d", (3, 6, 4), (3, 6, 4), (3, 6, 4), None, False),
+    ("shape.cross", (2, 3, 5, 4), (2, 3, 7, 4), (2, 3, 7, 6), (2, 1, 5, 7), False),
+    ("shape.t1", (2, 3, 1, 4), (2, 3, 1, 4), (2, 3, 1, 4), None, False),
+    ("shape.mask-2d", (2, 3, 5, 4), (2, 3, 7, 4), (2, 3, 7, 6), (5, 7), False),
+    ("shape.non-contiguous", (2, 3, 5, 4), (2, 3, 7, 4), (2, 3, 7, 6), None, True),
+)
+Q, K, V, MASK = (2, 3, 5, 4), (2, 3, 7, 4), (2, 3, 7, 6), (2, 1, 5, 7)
+
+HYPOTHESES = (
+    ("scale-missing", Variant(scale="none")),
+    ("scale-by-d", Variant(scale="d")),
+    ("softmax-wrong-dim", Variant(softmax_dim=-2)),
+    ("mask-inverted", Variant(mask="inverted")),
+    ("mask-after-softmax", Variant(mask="after-softmax")),
+    ("mask-on-queries", Variant(mask="transposed")),
+    ("k-v-swapped", Variant(order=(0, 2, 1))),
+)
+
+
+def random_mask(shape, gen: torch.Generator, device) -> torch.Tensor:
+    """Random bool mask with at least one allowed key per query row."""
+    mask = torch.rand(shape, generator=gen) < 0.6
+    pick = torch.randint(shape[-1], (*shape[:-1], 1), generator=gen)
+    return mask.scatter(-1, pick, True).to(device)
+
+
+def padding_mask(lengths, t: int, device) -> torch.Tensor:
+    """[B, 1, 1, T]: key j of sample b is real iff j < lengths[b]."""
+    return (torch.arange(t)[None, :] < torch.tensor(lengths)[:, None])[:, None, None, :].to(device)
+
+
+def run(ctx: Context, q, k, v, mask=None):
+    args = (q, k, v) if mask is None else (q, k, v, mask)
+    return unpack(ctx.call(ctx.entry, *args))
+
+
+def reference(q, k, v, mask, dtype, variant: Variant = CORRECT):
+    q, k, v = ((q, k, v)[i].to(dtype) for i in variant.order)
+    return attention(q, k, v, mask, variant)
+
+
+def shape_check(ctx: Context, qs, ks, vs, ms, non_contiguous):
+    gen = ctx.generator(1)
+    if non_contiguous:
+        q, k, v = (ctx.randn(s[0], s[2], s[1], s[3], gen=gen).transpose(1, 2) for s in (qs, ks, vs))
+    else:
+        q, k, v = (ctx.randn(*s, gen=gen) for s in (qs, ks, vs))
+    mask = random_mask(ms, gen, ctx.device) if ms else None
+    out, weights = run(ctx, q, k, v, mask)
+    problem = expect_like(out, (*qs[:-1], vs[-1]), q)
+    if weights is not None:
+        expect_shape(weights, (*qs[:-1], ks[-2]), "weights")
+    if problem:
+        return outcome("fail", problem)
+    if non_contiguous:
+        again, _ = run(ctx, *(t.contiguous() for t in (q, k, v)), mask)
+        if not torch.allclose(out, again, atol=1e-5, rtol=1e-5):
+            return outcome("fail", "non-contiguous inputs give a different output than their contiguous copies")
+    return outcome("pass", f"output {list(out.shape)}")
+
+
+def numerical_check(ctx: Context, dtype, offset: int):
+    gen = ctx.generator(100 + offset)
+    q, k, v = (ctx.randn(*s, gen=gen, dtype=torch.float64) for s in (Q, K, V))
+    pairs = []
+    for mask in (None, random_mask(MASK, gen, ctx.device)):
+        out, weights = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), mask)
+        truth, truth_w = reference(q, k, v, mask, torch.float64)
+        same, same_w = reference(q, k, v, mask, dtype)
+        label = "output" if mask is None else "masked output"
+        pairs.append((label, out, truth, same))
+        if weights is not None:
+            pairs.append((label.replace("output", "weights"), weights, truth_w, same_w))
+    return against_truth(pairs)
+
+
+def gradient_check(ctx: Context, dtype):
+    gen = ctx.generator(200)
+    base = [ctx.randn(*s, gen=gen, dtype=torch.float64) for s in (Q, K, V)]
+    mask = random_mask(MASK, gen, ctx.device)
+    seed_grad = ctx.randn(*Q[:-1], V[-1], gen=gen, dtype=torch.float64)
+    leaves = [t.detach().to(dtype).requires_grad_() for t in base]
+    out, _ = run(ctx, *leaves, mask)
+    expect_shape(out, seed_grad.shape)
+    ctx.call(lambda: (out * seed_grad.to(out.dtype)).sum().backward(), watch=False)
+    grads = {}
+    for precision in (torch.float64, dtype):
+        refs = [t.detach().clone().to(precision).requires_grad_() for t in base]
+        ref_out, _ = attention(*refs, mask)
+        (ref_out * seed_grad.to(precision)).sum().backward()
+        grads[precision] = [r.grad for r in refs]
+    pairs = []
+    for name, leaf, truth, same in zip("qkv", leaves, grads[torch.float64], grads[dtype]):
+        if leaf.grad is None:
+            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
+        pairs.append((f"d{name}", leaf.grad, truth, same))
+    return against_truth(pairs)
+
+
+def padding_leak_check(ctx: Context):
+    gen = ctx.generator(300)
+    lengths = (7, 1, 4)
+    q, k, v = (ctx.randn(3, 2, t, d, gen=gen, dtype=torch.float64) for t, d in ((5, 4), (7, 4), (7, 6)))
+    mask = padding_mask(lengths, 7, ctx.device)
+    base, _ = run(ctx, q, k, v, mask)
+    for b, n in enumerate(lengths):
+        for j in range(n, 7):
+            k2, v2 = k.clone(), v.clone()
+            k2[b, :, j] += 10 * torch.randn(4, generator=gen, dtype=torch.float64).to(ctx.device)
+            v2[b, :, j] += 10 * torch.randn(6, generator=gen, dtype=torch.float64).to(ctx.device)
+            out, _ = run(ctx, q, k2, v2, mask)
+            expect_shape(out, base.shape)
+            change = moved(out[b], base[b]).amax(dim=0)  # [Tq]
+            if (change > LEAK_THRESHOLD).any():
+                i = int((change > LEAK_THRESHOLD).nonzero()[0])
+                return outcome(
+                    "fail", f"sample {b} (length {n}): query {i} sees padded key {j} (moved {change[i]:.3g})"
+                )
+    return outcome("pass", "padded keys (lengths 7, 1, 4) never reach an output")
+
+
+def causal_inputs(ctx: Context, offset: int):
+    gen = ctx.generator(offset)
+    return ctx.randn(2, 6, 4, gen=gen, dtype=torch.float64), causal_mask(6, device=ctx.device)
+
+
+def future_leak_check(ctx: Context):
+    x, mask = causal_inputs(ctx, 400)
+    base, _ = run(ctx, x, x.clone(), x.clone(), mask)
+    expect_shape(base, x.shape)
+    leaks = []
+    for j in range(1, x.shape[1]):
+        x2 = x.clone()
+        x2[:, j] += 10.0
+        out, _ = run(ctx, x2, x2.clone(), x2.clone(), mask)
+        change = moved(out, base).amax(dim=0)  # [T]
+        leaks += [(i, j) for i in range(j) if change[i] > LEAK_THRESHOLD]
+    if leaks:
+        i, j = min(leaks)
+        return outcome("fail", f"with a causal mask, position {i} changes when future position {j} changes")
+    return outcome("pass", "perturbing future tokens never moves earlier outputs")
+
+
+def jacobian_check(ctx: Context, fn, x):
+    """d out[t] / d x[t'] must be exactly 0 for t' > t (and across samples), non-zero for t' <= t.
+
+    One float64 vector-Jacobian product per output row (a random cotangent cannot cancel).
+    """
+    out = ctx.call(fn, x)
+    expect_shape(out[..., 0], x.shape[:2], "output (leading dims)")
+    b, t = x.shape[:2]
+    gen = ctx.generator(501)
+    for s in range(b):
+        for i in range(t):
+            cotangent = torch.zeros_like(out)
+            cotangent[s, i] = ctx.randn(out.shape[-1], gen=gen, dtype=out.dtype)
+            scalar = (out * cotangent).sum()  # no grad_outputs: passing one makes autograd import sympy
+            (grad,) = ctx.call(torch.autograd.grad, scalar, x, retain_graph=True, allow_unused=True, watch=False)
+            block = torch.zeros(b, t) if grad is None else grad.abs().sum(dim=-1)  # [B, T]
+            for j in range(t):
+                if j > i and block[s, j] != 0:
+                    return outcome("fail", f"d out[{i}] / d x[{j}] is {block[s, j]:.3g}, not 0: position {i} sees {j}")
+                if j <= i and block[s, j] == 0:
+                    return outcome("fail", f"d out[{i}] / d x[{j}] is 0: position {i} cannot see position {j}")
+            other = [s2 for s2 in range(b) if s2 != s and (block[s2] != 0).any()]
+            if other:
+                return outcome("fail", f"sample {s} position {i} depends on sample {other[0]}")
+    return outcome("pass", "float64 Jacobian: exactly 0 above the diagonal, non-zero on and below it")
+
+
+def sdpa_jacobian_check(ctx: Context):
+    x, mask = causal_inputs(ctx, 500)
+    x.requires_grad_()
+    return jacobian_check(ctx, lambda z: run(ctx, z, z, z, mask)[0], x)
+
+
+def large_logits_check(ctx: Context):
+    gen = ctx.generator(600)
+    q, k = (31.6 * ctx.randn(*s, gen=gen, dtype=torch.float64) for s in (Q, K))
+    v = ctx.randn(*V, gen=gen, dtype=torch.float64)
+    return large_logits_verdict(run(ctx, q, k, v)[0], reference(q, k, v, None, torch.float64)[0])
+
+
+def large_logits_verdict(out, truth):
+    expect_shape(out, truth.shape)
+    bad = first_nonfinite(out, truth)
+    if bad is not None:
+        return outcome("fail", f"logits ~1e3 give a non-finite output at {list(bad)}", "unstable-softmax")
+    error = (out.double() - truth).abs().max().item()
+    if error > 1e-6 * max(1.0, truth.abs().max().item()):
+        return outcome("fail", f"logits ~1e3: max error {error:.3g} against the float64 reference")
+    return outcome("pass", f"logits ~1e3 (float64): finite, max error {error:.2g}")
+
+
+def key_shift_check(ctx: Context):
+    gen = ctx.generator(700)
+    q, k, v = (ctx.randn(*s, gen=gen) for s in (Q, K, V))
+    shift = 3 * ctx.randn(K[-1], gen=gen)
+    base, _ = run(ctx, q, k, v)
+    out, _ = run(ctx, q, k + shift, v)
+    expect_shape(out, base.shape)
+    change = (out - base).abs().max().item()
+    ref_change = (reference(q, k + shift, v, None, q.dtype)[0] - reference(q, k, v, None, q.dtype)[0]).abs().max()
+    allowed = 2 * ref_change.item() + 1e-5 * max(1.0, base.abs().max().item())
+    if not change <= allowed:
+        return outcome("fail", f"adding one vector to every key moved the output by {change:.3g} (allowed {allowed:.2g})")
+    return outcome("pass", f"adding one vector to every key moves the output by {change:.2g}")
+
+
+def no_mutation_check(ctx: Context, call, named_inputs):
+    before = {name: t.clone() for name, t in named_inputs.items()}
+    call()
+    changed = [name for name, t in named_inputs.items() if not torch.equal(t, before[name])]
+    if changed:
+        return outcome("fail", f"modified in place: {', '.join(changed)}", "mutates-input")
+    return outcome("pass", f"{', '.join(named_inputs)} unchanged")
+
+
+def deterministic_check(call):
+    first, second = call(), call()
+    expect_shape(second, first.shape)
+    if not torch.allclose(first, second, rtol=0, atol=0, equal_nan=True):
+        diff = (first - second).abs().max().item()
+        return outcome("fail", f"two identical calls differ by {diff:.3g} (dropout left on?)", "dropout-in-eval")
+    return outcome("pass", "two identical calls give identical outputs")
+
+
+def varying_length_check(ctx: Context):
+    gen = ctx.generator(800)
+    for n, t in enumerate((5, 7, 3)):
+        q, k, v = (ctx.randn(2, 3, t, d, gen=gen) for d in (4, 4, 6))
+        mask = causal_mask(t, device=ctx.device)
+        out, _ = run(ctx, q, k, v, mask)
+        truth, same = (reference(q, k, v, mask, dt)[0] for dt in (torch.float64, q.dtype))
+        result = against_truth([(f"call {n + 1} (T={t})", out, truth, same)])
+        if result.status != "pass":
+            return result
+    return outcome("pass", "calls with T = 5, 7, 3 in a row all match")
+
+
+def fully_masked_check(ctx: Context, call, row_index):
+    """Advisory: what happens to a query that may attend to nothing."""
+    out = call()
+    row = out[row_index]
+    if torch.isnan(row).all():
+        return outcome(
+            "warn",
+            "a fully masked row gives NaN; torch >= 2.5 returns 0 there. Either is defensible, "
+            "but NaN spreads through the next layer: fill such rows with 0 if they can occur.",
+        )
+    if row.abs().max().item() == 0:
+        return outcome("pass", "a fully masked row gives 0, as torch >= 2.5 does")
+    return outcome(
+        "warn",
+        "a fully masked row gives a finite non-zero output (a -1e9 fill averages all values uniformly); "
+        "torch >= 2.5 returns 0 there.",
+    )
+
+
+def sdpa_fully_masked(ctx: Context):
+    gen = ctx.generator(900)
+    q, k, v = (ctx.randn(*s, gen=gen) for s in (Q, K, V))
+    mask = random_mask(MASK, gen, ctx.device)
+    mask[0, 0, 2] = False
+    return fully_masked_check(ctx, lambda: run(ctx, q, k, v, mask)[0], (0, slice(None), 2))
+
+
+def robustness_inputs(ctx: Context):
+    gen = ctx.generator(1000)
+    q, k, v = (ctx.randn(*s, gen=gen) for s in (Q, K, V))
+    return q, k, v, random_mask(MASK, gen, ctx.device)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One diagnosis input (float64): the user's output and the reference under a variant."""
+
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    mask: torch.Tensor | None
+
+    def user(self, ctx: Context):
+        mask = None if self.mask is None else self.mask.clone()
+        return run(ctx, self.q.clone(), self.k.clone(), self.v.clone(), mask)[0]
+
+    def expected(self, variant: Variant):
+        return reference(self.q, self.k, self.v, self.mask, torch.float64, variant)[0]
+
+
+class SdpaTask:
+    name = "sdpa"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
+        for dtype in ctx.dtypes:
+            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            defs += [CheckDef(f"{prefix}.seed{i}", "numerical", partial(numerical_check, ctx, dtype, i)) for i in range(3)]
+            grad_id = "gradient.qkv" if dtype == torch.float32 else f"gradient.{str(dtype)[6:]}"
+            defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
+        q, k, v, mask = robustness_inputs(ctx)
+        defs += [
+            CheckDef("mask-leak.padding", "mask-leak", partial(padding_leak_check, ctx)),
+            CheckDef("mask-leak.future", "mask-leak", partial(future_leak_check, ctx)),
+            CheckDef("mask-leak.jacobian", "mask-leak", partial(sdpa_jacobian_check, ctx)),
+            CheckDef("stability.large-logits", "stability", partial(large_logits_check, ctx)),
+            CheckDef("stability.key-shift", "stability", partial(key_shift_check, ctx)),
+            CheckDef("stability.fully-masked-row", "stability", partial(sdpa_fully_masked, ctx)),
+            CheckDef(
+                "robustness.no-mutation",
+                "robustness",
+                partial(no_mutation_check, ctx, lambda: run(ctx, q, k, v, mask), {"q": q, "k": k, "v": v, "mask": mask}),
+            ),
+            CheckDef(
+                "robustness.deterministic",
+                "robustness",
+                partial(deterministic_check, lambda: run(ctx, q.clone(), k.clone(), v.clone(), mask.clone())[0]),
+            ),
+            CheckDef("robustness.varying-length", "robustness", partial(varying_length_check, ctx)),
+        ]
+        return defs
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        gen = ctx.generator(1100)
+        q, k, v = (ctx.randn(2, 3, 6, 4, gen=gen, dtype=torch.float64) for _ in range(3))
+        diag = torch.eye(6, dtype=torch.bool, device=ctx.device)
+        masks = (None, padding_mask((6, 2), 6, ctx.device), random_mask((2, 1, 6, 6), gen, ctx.device) | diag)
+        return [Probe(q, k, v, m) for m in masks]
+
+    def hypotheses(self, ctx: Context):
+        return HYPOTHESES
+
+
+TASK = SdpaTask()

@@ -1,0 +1,44 @@
+"""The registry of gradable tasks. Torch-free: the CLI validates ``--task`` with it.
+
+A task is a name, the entry point the user's file must define, and the dotted path of an
+object with ``checks(ctx)``, ``probes(ctx)`` and ``hypotheses(ctx)`` (see drill/grade/task_sdpa.py).
+Adding a task (padding, cross, gqa, kv_cache, rope...) is one ``register`` call and one module;
+the engine, the worker and the report need no change.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    name: str
+    entry: str  # the function or class the user's file must define
+    impl: str  # "module:attribute" of the task object
+
+    def load(self):
+        module, attr = self.impl.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+TASKS: dict[str, TaskSpec] = {}
+
+
+def register(spec: TaskSpec) -> None:
+    TASKS[spec.name] = spec
+
+
+register(TaskSpec("sdpa", "scaled_dot_product_attention", "drill.grade.task_sdpa:TASK"))
+register(TaskSpec("mha", "MultiHeadAttention", "drill.grade.task_module:MHA"))
+register(TaskSpec("causal", "CausalSelfAttention", "drill.grade.task_module:CAUSAL"))
+register(TaskSpec("kv_cache", "KVCacheAttention", "drill.grade.task_kv_cache:TASK"))
+register(TaskSpec("flash", "flash_attention", "drill.grade.task_flash:TASK"))
+register(TaskSpec("block", "TransformerBlock", "drill.grade.task_block:TASK"))
+
+
+def detect(names) -> TaskSpec | None:
+    """The task whose entry point the file defines (the first registered one if several)."""
+    defined = set(names)
+    return next((spec for spec in TASKS.values() if spec.entry in defined), None)

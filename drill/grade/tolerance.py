@@ -1,0 +1,53 @@
+"""The FlashAttention-style tolerance rule.
+
+An implementation may be as wrong as the grader's own reference run in the same precision,
+times two, plus a rounding floor; an absolute backstop per dtype keeps the rule sane when
+the same-precision reference happens to be almost exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+BACKSTOP = {torch.float64: 1e-10, torch.float32: 1e-5, torch.float16: 1e-3, torch.bfloat16: 1e-2}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    error: float  # max |user - truth|
+    allowed: float
+    where: tuple[int, ...]  # index of the largest error
+
+    def describe(self, what: str = "output") -> str:
+        at = ", ".join(map(str, self.where))
+        return f"{what}: max error {self.error:.3g} at [{at}] (allowed {self.allowed:.3g})"
+
+
+def judge(user: torch.Tensor, truth: torch.Tensor, same_precision: torch.Tensor) -> Verdict:
+    """Compare ``user`` to the float64 ``truth``, allowing 2x the error of ``same_precision``.
+
+    NaN where the truth is finite counts as an infinite error.
+    """
+    dtype = same_precision.dtype
+    truth = truth.double()
+    diff = (user.detach().double() - truth).abs()
+    diff = torch.where(torch.isnan(diff) & ~torch.isnan(truth), torch.full_like(diff, float("inf")), diff)
+    diff = torch.nan_to_num(diff, nan=0.0)  # both NaN: the truth is NaN there too
+    baseline = (same_precision.detach().double() - truth).abs().nan_to_num(nan=0.0).max().item()
+    rounded = truth.to(dtype)
+    floor = (rounded + 0.3 - 0.3 - rounded).abs().double().nan_to_num(nan=0.0).max().item()
+    magnitude = max(1.0, truth.abs().nan_to_num(nan=0.0).max().item()) if truth.numel() else 1.0
+    allowed = max(2 * baseline + floor, BACKSTOP.get(dtype, 1e-5) * magnitude)
+    if diff.numel() == 0:
+        return Verdict(True, 0.0, allowed, ())
+    flat = int(diff.argmax())
+    error = diff.reshape(-1)[flat].item()
+    where = []
+    for size in reversed(diff.shape):  # not torch.unravel_index: it imports sympy (seconds)
+        flat, index = divmod(flat, size)
+        where.insert(0, index)
+    where = tuple(where)
+    return Verdict(error <= allowed, error, allowed, where)

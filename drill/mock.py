@@ -1,0 +1,39 @@
+"""Mock interviews: dig from an L1 question down its ``follow_ups``, or pitch a topic in 60 s."""
+
+from __future__ import annotations
+
+import random
+
+from drill.bank.load import Bank
+from drill.errors import DrillError
+
+PITCH_SECONDS = 60
+
+
+def _topics_text(topics: list[str]) -> str:
+    return f" in topic {', '.join(topics)}" if topics else ""
+
+
+def chain(bank: Bank, topics: list[str] | None = None, seed: int | None = None) -> list:
+    """An L1 opener (one with follow-ups when possible) and one unvisited follow-up after another."""
+    rng = random.Random(seed)
+    openers = [q for q in bank.select(levels=["L1"], topics=topics) if "pitch" not in q.tags]
+    if not openers:
+        raise DrillError(f"no L1 question to open a mock interview{_topics_text(topics or [])}")
+    deep = [q for q in openers if q.follow_ups]
+    path = [rng.choice(deep or openers)]
+    visited = {path[0].id}
+    while True:
+        options = [bank.questions[qid] for qid in path[-1].follow_ups if qid not in visited]
+        if not options:
+            return path
+        path.append(rng.choice(options))
+        visited.add(path[-1].id)
+
+
+def pitch(bank: Bank, topics: list[str] | None = None, seed: int | None = None):
+    """A random question tagged ``pitch``, optionally of ``topics``."""
+    candidates = bank.select(topics=topics, tags=["pitch"])
+    if not candidates:
+        raise DrillError(f"no pitch question (tags: [pitch]){_topics_text(topics or [])}")
+    return random.Random(seed).choice(candidates)

@@ -1,0 +1,192 @@
+"""Question selection and the answer → grade → record loop shared by quiz, review and mock.
+
+The loop knows nothing of terminals: a *reader* supplies answers and ratings
+(prompt_toolkit in a terminal, lines from stdin otherwise) and a *view* renders.
+Every answer is written in its own transaction the moment it is given, so an
+interrupt, a closed terminal or a crash loses nothing already typed.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Protocol
+
+from drill import review, store
+from drill.answers import Rating, is_correct, matched_key_points, objective_rating
+
+LEVEL_SECONDS = {"L1": 60, "L2": 90, "L3": 120}
+
+
+class Hangup(KeyboardInterrupt):
+    """The terminal went away (SIGHUP); handled like Ctrl-C."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    seconds: float
+    cut_off: bool = False  # a strict deadline submitted what was typed
+
+
+class Reader(Protocol):
+    def answer(self, q, limit: int, strict: bool) -> Reply: ...
+    def rating(self) -> Rating: ...
+
+
+class View(Protocol):
+    def question(self, n: int, total: int, q, limit: int) -> None: ...
+    def feedback(self, result: "Result") -> None: ...
+
+
+@dataclass
+class Settings:
+    time: int | None = None  # per-question override of the limit, seconds
+    strict: bool = False
+    reveal: str = "each"  # each | end
+
+
+@dataclass
+class Result:
+    question: object
+    answer: str
+    seconds: float
+    limit: int
+    cut_off: bool
+    correct: bool | None  # None for open questions
+    rating: Rating
+    matched: list[bool] = field(default_factory=list)  # key points whose keywords the answer contains
+    rated: bool = True  # False while an open answer awaits its self-rating
+    uid: str = ""
+
+    @property
+    def over_time(self) -> bool:
+        return self.cut_off or self.seconds > self.limit
+
+    @property
+    def passed(self) -> bool:
+        """Recalled, in FSRS terms: anything but Again."""
+        return self.rated and self.rating >= Rating.HARD
+
+
+@dataclass
+class Summary:
+    session_id: int
+    kind: str
+    total: int
+    results: list[Result] = field(default_factory=list)
+    stopped: str | None = None  # interrupt | hangup | eof when the session ended early
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped is None
+
+    def by_level(self) -> dict[str, tuple[int, int]]:
+        """(passed, answered) per level, in level order."""
+        scores: dict[str, tuple[int, int]] = {}
+        for r in sorted(self.results, key=lambda r: r.question.level):
+            passed, answered = scores.get(r.question.level, (0, 0))
+            scores[r.question.level] = (passed + r.passed, answered + 1)
+        return scores
+
+
+def time_limit(q, override: int | None = None) -> int:
+    """``--time``, else the question's own ``time_limit``, else a default by level."""
+    return override or q.time_limit or LEVEL_SECONDS[q.level]
+
+
+def select(candidates: list, last: dict[str, int], due: dict[str, datetime], count: int, seed: int | None = None, now: datetime | None = None) -> list:
+    """Up to ``count`` distinct questions: never seen or last answered Again first, then due ones, then the soonest due."""
+    rng, now = random.Random(seed), now or datetime.now(timezone.utc)
+    unique = list({q.id: q for q in candidates}.values())
+    fresh = [q for q in unique if last.get(q.id, Rating.AGAIN) == Rating.AGAIN]
+    never = datetime.max.replace(tzinfo=timezone.utc)
+    seen = [q for q in unique if last.get(q.id, Rating.AGAIN) != Rating.AGAIN]
+    due_now = [q for q in seen if due.get(q.id, never) <= now]
+    later = sorted((q for q in seen if due.get(q.id, never) > now), key=lambda q: (due.get(q.id, never), q.id))
+    rng.shuffle(fresh)
+    rng.shuffle(due_now)
+    return (fresh + due_now + later)[:count]
+
+
+def pick(conn: sqlite3.Connection, candidates: list, count: int, seed: int | None = None) -> list:
+    """:func:`select` with the history from the store."""
+    return select(candidates, store.last_ratings(conn), review.due_dates(conn), count, seed)
+
+
+def grade(q, reply: Reply, limit: int) -> Result:
+    correct = is_correct(q, reply.text)
+    over = reply.cut_off or reply.seconds > limit
+    rating = objective_rating(correct, over, reply.cut_off) if correct is not None else Rating.AGAIN
+    return Result(q, reply.text, reply.seconds, limit, reply.cut_off, correct, rating, matched_key_points(q, reply.text), rated=q.objective)
+
+
+def _record(conn: sqlite3.Connection, session_id: int, result: Result) -> None:
+    """Save the answer now; an open answer is saved as Again until it is rated."""
+    with store.transaction(conn):
+        result.uid = store.insert_attempt(
+            conn,
+            session_id=session_id,
+            question=result.question,
+            answer=result.answer,
+            correct=result.correct,
+            rating=result.rating,
+            seconds=result.seconds,
+            time_limit=result.limit,
+            timed_out=result.over_time,
+        )
+        review.rebuild(conn, result.question.id)
+
+
+def _reveal(conn: sqlite3.Connection, result: Result, reader: Reader, view: View) -> None:
+    view.feedback(result)
+    if result.rated:
+        return
+    rating = reader.rating()
+    with store.transaction(conn):
+        store.set_rating(conn, result.uid, rating)
+        review.rebuild(conn, result.question.id)
+    result.rating, result.rated = rating, True
+
+
+def run(
+    conn: sqlite3.Connection,
+    questions: list,
+    reader: Reader,
+    view: View,
+    settings: Settings,
+    *,
+    kind: str = "quiz",
+    options: dict | None = None,
+    stop_at: float | None = None,
+) -> Summary:
+    """Ask, grade and record each question; stop early at ``stop_at`` (a monotonic time) or on interrupt."""
+    summary = Summary(store.start_session(conn, kind, options or {}), kind, len(questions))
+    status = "incomplete"
+    try:
+        for n, q in enumerate(questions, 1):
+            if stop_at is not None and time.monotonic() >= stop_at:
+                break
+            limit = time_limit(q, settings.time)
+            view.question(n, len(questions), q, limit)
+            result = grade(q, reader.answer(q, limit, settings.strict), limit)
+            _record(conn, summary.session_id, result)
+            summary.results.append(result)
+            if settings.reveal == "each":
+                _reveal(conn, result, reader, view)
+        if settings.reveal == "end":
+            for result in summary.results:
+                _reveal(conn, result, reader, view)
+        status = "complete"
+    except Hangup:
+        summary.stopped = "hangup"
+    except KeyboardInterrupt:
+        summary.stopped = "interrupt"
+    except EOFError:
+        summary.stopped = "eof"
+    finally:
+        store.finish_session(conn, summary.session_id, status)
+    return summary

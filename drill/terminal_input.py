@@ -1,0 +1,116 @@
+"""Timed answers in a real terminal with prompt_toolkit (imported only on this interactive path).
+
+A bottom toolbar redraws every second with the time left, or the overtime under
+the default soft deadline. Open answers are multi-line and submitted with
+Esc Enter or Ctrl-D, never plain Enter, which Chinese input methods use to commit
+a composition. A single-answer choice is submitted by one key press.
+"""
+
+from __future__ import annotations
+
+import time
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
+
+from drill.answers import LETTERS, Rating
+from drill.bank.schema import ChoiceQuestion
+from drill.quiz import Reply
+
+RATING_KEYS = {"1": Rating.AGAIN, "2": Rating.HARD, "3": Rating.GOOD, "4": Rating.EASY}
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _single_keys(keys: list[str]) -> KeyBindings:
+    """Bindings that submit on one of ``keys`` (either case) and ignore every other printable key."""
+    kb = KeyBindings()
+
+    @kb.add(Keys.Any)
+    def _ignore(event) -> None:
+        pass
+
+    @kb.add(Keys.Enter)
+    def _ignore_enter(event) -> None:
+        pass
+
+    def submit(key: str):
+        def handler(event) -> None:
+            event.current_buffer.insert_text(key)
+            event.app.exit(result=key)
+
+        return handler
+
+    for key in keys:
+        for variant in {key.lower(), key.upper()}:
+            kb.add(variant, eager=True)(submit(key))
+    return kb
+
+
+def _multiline_keys() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("escape", "enter")
+    @kb.add("c-d")
+    def _submit(event) -> None:
+        event.app.exit(result=event.app.current_buffer.text)
+
+    return kb
+
+
+class TerminalReader:
+    def answer(self, q, limit: int, strict: bool) -> Reply:
+        single = isinstance(q, ChoiceQuestion) and len(q.correct_set) == 1
+        if single:
+            keys, hint = _single_keys(list(LETTERS[: len(q.choices)])), f"press {LETTERS[0]}-{LETTERS[len(q.choices) - 1]}"
+        elif not q.objective:
+            keys, hint = _multiline_keys(), "Esc Enter or Ctrl-D: submit"
+        else:
+            keys, hint = None, "Enter: submit"
+        start = time.monotonic()
+        cut = {"off": False}
+
+        def toolbar() -> FormattedText:
+            used = time.monotonic() - start
+            if used <= limit:
+                return FormattedText([("", f" ⏱ {_clock(limit - used)} left   {hint}  ·  Ctrl-C: stop ")])
+            return FormattedText([("bg:ansired fg:ansiwhite", f" ⏱ +{_clock(used - limit)} over time "), ("", f"   {hint}  ·  Ctrl-C: stop ")])
+
+        async def deadline() -> None:
+            import asyncio
+
+            await asyncio.sleep(max(0.0, limit - (time.monotonic() - start)))
+            app = get_app()
+            if not app.is_done:
+                cut["off"] = True
+                app.exit(result=app.current_buffer.text)
+
+        def pre_run() -> None:
+            if strict:
+                get_app().create_background_task(deadline())
+
+        session: PromptSession[str] = PromptSession()
+        text = session.prompt(
+            "› ",
+            multiline=not q.objective,
+            key_bindings=keys,
+            bottom_toolbar=toolbar,
+            refresh_interval=1.0,
+            pre_run=pre_run,
+        )
+        return Reply(text or "", time.monotonic() - start, cut_off=cut["off"])
+
+    def rating(self) -> Rating:
+        session: PromptSession[str] = PromptSession()
+        key = session.prompt(
+            "rate yourself › ",
+            key_bindings=_single_keys(list(RATING_KEYS)),
+            bottom_toolbar=" 1 Again  ·  2 Hard  ·  3 Good  ·  4 Easy  ·  Ctrl-C: stop ",
+        )
+        return RATING_KEYS[key]

@@ -1,0 +1,27 @@
+"""Rendering of history import/export results and written exports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drill.history_io import Counts
+from drill.views.console import out
+
+LABELS = {"sessions": "sessions", "attempts": "attempts", "grade_runs": "grade runs", "review_state": "review cards", "config": "config keys"}
+
+
+def print_exported(path: Path, counts: dict[str, int]) -> None:
+    summary = ", ".join(f"{n} {LABELS[t]}" for t, n in counts.items())
+    out.print(f"wrote {path}: {summary}")
+
+
+def print_imported(path: Path, counts: Counts) -> None:
+    added = ", ".join(f"{n} {LABELS[t]}" for t, n in counts.added.items() if n) or "nothing new"
+    present = sum(counts.present.values())
+    out.print(f"imported {path}: {added}" + (f" ({present} already here, skipped)" if present else ""))
+    for key, (local, theirs) in sorted(counts.config_kept.items()):
+        out.print(f"kept local config {key}={local} (the file has {theirs}; change it with: drill config set {key} {theirs})")
+
+
+def print_written(path: Path, count: int) -> None:
+    out.print(f"wrote {count} questions to {path}")

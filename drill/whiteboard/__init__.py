@@ -1,0 +1,1 @@
+"""Whiteboard sessions: write a task from its template, re-graded on every save. Torch-free."""

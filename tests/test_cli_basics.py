@@ -1,0 +1,62 @@
+"""The CLI surface: version, help for every command, error mapping."""
+
+from __future__ import annotations
+
+import typer
+from typer.testing import CliRunner
+
+from drill import __version__
+from drill.cli import app
+
+runner = CliRunner()
+
+
+def all_commands(group=None, prefix=()):
+    """Every leaf command as its argument path, e.g. ('bank', 'list')."""
+    group = group or typer.main.get_command(app)
+    for name, cmd in group.commands.items():
+        if hasattr(cmd, "commands"):
+            yield from all_commands(cmd, (*prefix, name))
+        else:
+            yield (*prefix, name), cmd
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"drill {__version__}"
+
+
+def test_every_command_has_a_one_line_help_and_an_example():
+    commands = list(all_commands())
+    assert len(commands) >= 10
+    for path, cmd in commands:
+        assert cmd.short_help and "Example: drill " in cmd.short_help, path
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "300"})
+        assert result.exit_code == 0, path
+        assert "Example: drill" in result.stdout, path
+
+
+def test_top_level_help_lists_every_command():
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0
+    for name in typer.main.get_command(app).commands:
+        assert name in result.stdout
+
+
+def test_unknown_command_is_a_usage_error():
+    result = runner.invoke(app, ["frobnicate"])
+    assert result.exit_code == 2
+
+
+def test_doctor_reports_data_home_banks_and_torch(drill_home):
+    result = runner.invoke(app, ["doctor"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0
+    assert str(drill_home) in result.stdout
+    assert "questions" in result.stdout and "torch" in result.stdout and "cuda" in result.stdout
+
+
+def test_debug_flag_shows_the_traceback():
+    result = runner.invoke(app, ["--debug", "bank", "show", "no-such-id"])
+    assert result.exit_code != 0
+    assert result.exception is not None and type(result.exception).__name__ == "DrillError"

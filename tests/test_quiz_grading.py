@@ -1,0 +1,109 @@
+"""Grading of typed answers and the mapping to FSRS ratings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from drill.answers import Rating, is_correct, matched_key_points, normalise_shape, objective_rating, parse_choice, parse_number, parse_rating
+from drill.bank.load import load_paths
+
+FIXTURE = Path(__file__).parent / "fixtures" / "quiz_bank.yaml"
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return load_paths([FIXTURE])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("b", {1}), ("B", {1}), (" AC ", {0, 2}), ("a,c", {0, 2}), ("a, c", {0, 2}), ("C A", {0, 2}), ("", None), ("Z", None), ("E", None), ("1", None)],
+)
+def test_parse_choice(text, expected):
+    assert parse_choice(text, 4) == (frozenset(expected) if expected is not None else None)
+
+
+def test_single_and_multi_choice(bank):
+    single, multi = bank.get("fx-choice"), bank.get("fx-multi")
+    assert is_correct(single, "b") and is_correct(single, "B")
+    assert not is_correct(single, "a") and not is_correct(single, "ab") and not is_correct(single, "")
+    assert is_correct(multi, "AC") and is_correct(multi, "c,a") and is_correct(multi, "a c")
+    assert not is_correct(multi, "a") and not is_correct(multi, "abc")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("4", 4.0), ("4.0", 4.0), ("4 GiB", 4.0), ("4GiB", 4.0), ("4e9", 4e9), ("1,024", 1024.0), ("-0.5", -0.5), (".5", 0.5), ("1,000,000 tokens", 1e6)],
+)
+def test_parse_number(text, value):
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "four", "GiB 4", "--4"])
+def test_parse_number_rejects(text):
+    assert parse_number(text) is None
+
+
+def test_numeric_tolerance(bank):
+    q = bank.get("fx-numeric")  # value 4, tolerance 0.3
+    assert is_correct(q, "4") and is_correct(q, "4.3 GiB") and is_correct(q, "3.7")
+    assert not is_correct(q, "4.31") and not is_correct(q, "7") and not is_correct(q, "about four")
+
+
+def test_numeric_zero_tolerance_forgives_round_off(bank):
+    q = bank.get("fx-deep-2")  # value 16384, tolerance 0
+    assert is_correct(q, "16384") and is_correct(q, "16,384") and is_correct(q, "1.6384e4")
+    assert not is_correct(q, "16385")
+
+
+@pytest.mark.parametrize("text", ["(b,h,t,d)", "[B, H, T, D]", "(B,H,T,D)", "torch.Size([b, h, t, d])", "B x H x T x D", " ( B , H , T , D ) "])
+def test_shape_forms(bank, text):
+    assert is_correct(bank.get("fx-deep-3"), text)
+
+
+@pytest.mark.parametrize("text", ["(B, H, D, T)", "(B, T, D)", "", "()", "(B, H, T, D, 1)"])
+def test_shape_wrong(bank, text):
+    assert not is_correct(bank.get("fx-deep-3"), text)
+
+
+def test_shape_details():
+    assert normalise_shape("(b,)") == ("b",)
+    assert normalise_shape("(B*H, T)") == normalise_shape("[b * h, t]") == ("b*h", "t")
+    assert normalise_shape("Size([2, 8])") == ("2", "8")
+
+
+dims = st.lists(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,3}|[1-9][0-9]{0,3}", fullmatch=True), min_size=1, max_size=5)
+
+
+@given(dims, st.sampled_from(["({})", "[{}]", "torch.Size([{}])"]), st.sampled_from([",", ", ", " , "]))
+def test_shape_normalisation_ignores_style(names, brackets, sep):
+    written = brackets.format(sep.join(names))
+    assert normalise_shape(written) == tuple(n.lower() for n in names)
+
+
+def test_open_questions_are_not_auto_graded(bank):
+    assert is_correct(bank.get("fx-open"), "anything") is None
+
+
+def test_key_point_keywords_both_languages(bank):
+    q = bank.get("fx-open")
+    assert matched_key_points(q, "The VARIANCE grows") == [True, False]
+    assert matched_key_points(q, "softmax 会饱和") == [False, True]
+    assert matched_key_points(q, "") == [False, False]
+
+
+@pytest.mark.parametrize(
+    ("correct", "over", "cut", "rating"),
+    [(True, False, False, Rating.GOOD), (True, True, False, Rating.HARD), (True, True, True, Rating.AGAIN), (False, False, False, Rating.AGAIN), (False, True, False, Rating.AGAIN)],
+)
+def test_objective_rating(correct, over, cut, rating):
+    assert objective_rating(correct, over, cut) == rating
+
+
+@pytest.mark.parametrize(("text", "rating"), [("1", Rating.AGAIN), ("4", Rating.EASY), (" good ", Rating.GOOD), ("h", Rating.HARD), ("0", None), ("", None), ("5", None)])
+def test_parse_rating(text, rating):
+    assert parse_rating(text) == rating

@@ -1,0 +1,115 @@
+"""The SQLite store: migrations, concurrent writers, refusing foreign files."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from drill import store
+from drill.errors import DrillError
+
+EXPECTED_COLUMNS = {
+    "sessions": {"id", "kind", "started_at", "ended_at", "status", "options"},
+    "attempts": {
+        "id", "uid", "session_id", "question_id", "question_hash", "level", "topic", "type", "answer", "correct",
+        "rating", "seconds", "time_limit", "timed_out", "answered_at", "local_time", "utc_offset_min",
+    },
+    "review_state": {"question_id", "card", "due", "scheduler"},
+    "config": {"key", "value"},
+    "grade_runs": {"id", "uid", "task", "file", "source", "passed", "codes", "seconds", "run_at", "local_time", "utc_offset_min"},
+}  # fmt: skip
+
+
+def columns(conn, table):
+    return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def test_migrates_an_empty_database(tmp_path):
+    conn = store.connect(tmp_path / "new.db")
+    for table, cols in EXPECTED_COLUMNS.items():
+        assert cols <= columns(conn, table), table
+    applied = [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY id")]
+    assert applied == [name for name, _ in store.MIGRATIONS]
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.migrate(conn) == []  # idempotent
+
+
+def test_migration_steps_are_transactional(tmp_path, monkeypatch):
+    def broken(conn):
+        conn.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, ("999_broken", broken)])
+    with pytest.raises(RuntimeError):
+        store.connect(tmp_path / "t.db")
+    conn = sqlite3.connect(tmp_path / "t.db")
+    assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'half_done'").fetchone()
+    assert not conn.execute("SELECT 1 FROM _migrations WHERE name = '999_broken'").fetchone()
+
+
+@pytest.mark.parametrize("content", [b"this is my diary\n" * 100, b"\x00" * 4096])
+def test_refuses_a_file_that_is_not_sqlite(tmp_path, content):
+    path = tmp_path / "drill.db"
+    path.write_bytes(content)
+    with pytest.raises(DrillError, match="not a drill database"):
+        store.connect(path)
+    assert path.read_bytes() == content
+
+
+def test_refuses_a_foreign_sqlite_database(tmp_path):
+    path = tmp_path / "drill.db"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE photos (name TEXT)")
+    other.execute("INSERT INTO photos VALUES ('cat.jpg')")
+    other.commit()
+    other.close()
+    before = path.read_bytes()
+    with pytest.raises(DrillError, match="not a drill database"):
+        store.connect(path)
+    assert path.read_bytes() == before
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from drill import store
+    from drill.bank.schema import OpenQuestion, Text, KeyPoint, Keywords
+    kp = KeyPoint(en="k", zh="k", keywords=Keywords(en=["k"], zh=["k"]))
+    q = OpenQuestion(id="q-" + sys.argv[2], level="L1", topic="t", prompt=Text(en="p", zh="p"), answer=Text(en="a", zh="a"), key_points=[kp, kp])
+    conn = store.connect()
+    sid = store.start_session(conn, "quiz", {})
+    for i in range(int(sys.argv[1])):
+        with store.transaction(conn):
+            store.insert_attempt(conn, session_id=sid, question=q, answer=str(i), correct=None, rating=3, seconds=1.0, time_limit=60, timed_out=False)
+    """
+)
+
+
+def test_two_processes_writing_at_once_lose_nothing(drill_home):
+    n = 300
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(n), name]) for name in ("a", "b")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    conn = store.connect()
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    counts = dict(conn.execute("SELECT question_id, COUNT(*) FROM attempts GROUP BY question_id").fetchall())
+    assert counts == {"q-a": n, "q-b": n}
+    assert conn.execute("SELECT COUNT(DISTINCT uid) FROM attempts").fetchone()[0] == 2 * n
+
+
+def test_attempt_stamps_and_hash(drill_home):
+    from drill.bank.load import load_paths
+
+    q = load_paths([Path(__file__).parent / "fixtures" / "quiz_bank.yaml"]).get("fx-open")
+    conn = store.connect()
+    with store.transaction(conn):
+        uid = store.insert_attempt(conn, session_id=None, question=q, answer="x", correct=None, rating=2, seconds=3.14159, time_limit=30, timed_out=False)
+    row = conn.execute("SELECT * FROM attempts WHERE uid = ?", (uid,)).fetchone()
+    assert len(uid) == 32 and row["question_hash"] == store.question_hash(q) and len(row["question_hash"]) == 64
+    assert row["answered_at"].endswith("+00:00") and "+" not in row["local_time"]
+    assert isinstance(row["utc_offset_min"], int)
+    assert store.last_ratings(conn) == {"fx-open": 2}

@@ -1,0 +1,89 @@
+"""The catalog file, task statuses from the history, the polling watcher and the bench fit (no torch needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+
+import pytest
+from typer.testing import CliRunner
+
+from drill import store
+from drill.cli import app
+from drill.errors import DrillError
+from drill.grade.benchfit import BenchResult, growth_label, loglog_slope
+from drill.whiteboard import catalog, session
+from drill.whiteboard.watch import FileWatcher
+
+TEN = ["sdpa", "mha", "causal", "padding", "cross", "gqa", "kv_cache", "flash", "rope", "block"]
+T0 = datetime(2025, 3, 1, 12, tzinfo=timezone.utc)
+
+
+def test_catalog_has_ten_tasks_with_three_bilingual_hints():
+    exercises = catalog.load()
+    assert list(exercises) == TEN
+    for e in exercises.values():
+        assert e.level in ("L1", "L2", "L3") and set(e.title) == {"en", "zh"}
+        assert all(set(h) == {"en", "zh"} for h in e.hints)
+        assert "raise NotImplementedError" in e.template.read_text()
+
+
+def test_catalog_refuses_another_format_version(tmp_path):
+    bad = tmp_path / "tasks.yaml"
+    bad.write_text("format_version: 2\ntasks: []\n")
+    with pytest.raises(DrillError, match="format_version"):
+        catalog.load(bad)
+
+
+def test_tasks_json_reports_untried_failed_and_best_pass():
+    conn = store.connect()
+    for task, source, passed, seconds in [("mha", "grade", False, 2.0), ("sdpa", "whiteboard", False, 50.0),
+                                          ("sdpa", "whiteboard", True, 300.0), ("sdpa", "whiteboard", True, 120.0)]:  # fmt: skip
+        store.record_grade_run(conn, task=task, file="f.py", source=source, passed=passed, codes=[], seconds=seconds, now=T0)
+    result = CliRunner().invoke(app, ["tasks", "--json"])
+    assert result.exit_code == 0
+    rows = {t["id"]: t for t in json.loads(result.stdout)}
+    assert [t for t in rows] == TEN
+    assert (rows["sdpa"]["status"], rows["sdpa"]["best_seconds"]) == ("passed", 120.0)
+    assert rows["mha"]["status"] == "failed" and rows["causal"]["status"] == "untried"
+    assert {"id", "level", "title", "status"} <= set(rows["flash"])
+
+
+def test_prepare_resumes_an_existing_file(tmp_path):
+    exercise = catalog.get("sdpa")
+    path = tmp_path / "mine.py"
+    assert session.prepare(exercise, path) is False
+    path.write_text("# my work\n")
+    assert session.prepare(exercise, path) is True
+    assert path.read_text() == "# my work\n"
+
+
+def test_watcher_fires_once_per_new_content(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text("a")
+    watcher = FileWatcher(path)
+    assert not watcher.changed()
+    path.write_text("bb")
+    assert watcher.changed() and not watcher.changed()
+    os.utime(path, ns=(1, 1))  # a touch without new content
+    assert not watcher.changed()
+    path.unlink()
+    assert not watcher.changed()
+
+
+def test_loglog_slope_recovers_the_exponent():
+    ts = [256, 512, 1024, 2048, 4096]
+    assert loglog_slope(ts, [3 * t * t for t in ts]) == pytest.approx(2.0)
+    assert loglog_slope(ts, [7 * t + 0.0 for t in ts]) == pytest.approx(1.0)
+    assert growth_label(1.93) == "~T^2" and growth_label(1.04) == "~T" and growth_label(0.1) == "constant"
+
+
+def test_bench_result_fits_each_contender():
+    rows = [{"t": t, "contenders": {"yours": {"seconds": 1e-3, "peak_bytes": 16 * t * t},
+                                    "reference": {"seconds": 2e-3, "peak_bytes": 32 * t * t},
+                                    "torch": {"seconds": 5e-4, "peak_bytes": 1024 * t}}} for t in (256, 512, 1024)]  # fmt: skip
+    result = BenchResult.from_wire({"task": "sdpa", "device": "cpu", "shape": "s", "memory_measure": "m", "rows": rows})
+    data = result.to_json()
+    assert data["memory_slope"]["yours"] == pytest.approx(2.0) and result.growth("torch") == "~T"
+    assert data["rows"][0]["ratio_vs_reference"] == pytest.approx(0.5)

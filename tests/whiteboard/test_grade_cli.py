@@ -1,0 +1,72 @@
+"""``drill grade`` end to end: exit codes, the JSON contract, the rich report, a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from drill.cli import app
+from whiteboard_impls import IMPLS
+
+runner = CliRunner()
+CORRECT = str(IMPLS / "correct" / "sdpa_matmul.py")
+BROKEN = str(IMPLS / "broken" / "mask-inverted__1.py")
+
+
+def test_correct_file_passes_with_json():
+    result = runner.invoke(app, ["grade", CORRECT, "--json", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["task"] == "sdpa" and data["device"] == "cpu" and data["passed"] is True
+    assert data["diagnosis"] == [] and data["duration_s"] > 0
+    assert {"id", "category", "status", "message"} == set(data["checks"][0])
+
+
+def test_broken_file_fails_with_diagnosis_panel():
+    result = runner.invoke(app, ["grade", BROKEN])
+    assert result.exit_code == 1
+    assert "mask-inverted" in result.stdout and "diagnosis" in result.stdout and "FAILED" in result.stdout
+
+
+def test_diagnosis_in_chinese():
+    result = runner.invoke(app, ["grade", BROKEN, "--lang", "zh"])
+    assert result.exit_code == 1
+    assert "掩码用反了" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["grade", "no_such_file.py"], "no such file"),
+        (["grade", CORRECT, "--task", "gqa"], "unknown task 'gqa'"),
+        (["grade", CORRECT, "--device", "tpu"], "unknown device"),
+    ],
+)
+def test_cannot_start_exits_2(args, message):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_cuda_without_cuda_exits_2_and_names_the_build():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    result = runner.invoke(app, ["grade", CORRECT, "--device", "cuda"])
+    assert result.exit_code == 2
+    assert torch.__version__ in result.output
+
+
+def test_real_subprocess_and_no_torch_in_the_cli_process():
+    probe = "import sys, drill.cli, drill.grade, drill.views.grade_view; assert 'torch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", probe], check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "drill", "grade", BROKEN, "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1, done.stderr
+    assert "mask-inverted" in [d["code"] for d in json.loads(done.stdout)["diagnosis"]]
