@@ -281,7 +281,7 @@ def review_cmd(
     raise typer.Exit(play(conn, questions, quiz.Settings(seconds, strict), lang=lang, as_json=as_json, kind="review", options=options))
 
 
-@command(app, "mock", example="drill mock --topic attention --minutes 20")
+@command(app, "mock", example="drill mock --topic attention-core --minutes 20")
 def mock_cmd(
     pitch_topic: Annotated[Optional[str], typer.Argument(metavar="[TOPIC]", help="Topic (same as --topic), e.g. with --pitch.")] = None,
     topic: TopicOpt = None,

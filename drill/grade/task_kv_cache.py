@@ -108,8 +108,8 @@ class KVCacheTask(ModuleTask):
         x, _ = self.inputs(ctx, (BASE[0], sum(sizes), BASE[2], BASE[3]), 1200 + offset, torch.float64)
         out = self.decode(ctx, built.module, x.float(), sizes)
         truth, same = (self.reference(built, x, None, dtype) for dtype in (torch.float64, torch.float32))
-        chunks = " then ".join(map(str, sizes)) if len(set(sizes)) > 1 else f"{len(sizes)} x 1"
-        return against_truth([(f"outputs decoded in chunks of {chunks} tokens", out, truth, same)])
+        how = "one token at a time" if set(sizes) == {1} else f"in chunks of {' then '.join(map(str, sizes))} tokens"
+        return against_truth([(f"outputs decoded {how}", out, truth, same)])
 
     def chunk_leak_check(self, ctx: Context):
         """After 3 cached tokens, a 4-token chunk must still be causal inside itself."""

@@ -36,6 +36,10 @@ register(TaskSpec("causal", "CausalSelfAttention", "drill.grade.task_module:CAUS
 register(TaskSpec("kv_cache", "KVCacheAttention", "drill.grade.task_kv_cache:TASK"))
 register(TaskSpec("flash", "flash_attention", "drill.grade.task_flash:TASK"))
 register(TaskSpec("block", "TransformerBlock", "drill.grade.task_block:TASK"))
+register(TaskSpec("padding", "make_attention_mask", "drill.grade.task_padding:TASK"))
+register(TaskSpec("cross", "CrossAttention", "drill.grade.task_cross:TASK"))
+register(TaskSpec("gqa", "GroupedQueryAttention", "drill.grade.task_gqa:TASK"))
+register(TaskSpec("rope", "apply_rope", "drill.grade.task_rope:TASK"))
 
 
 def detect(names) -> TaskSpec | None:

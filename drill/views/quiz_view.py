@@ -60,15 +60,20 @@ class QuizView:
         if result.correct is not None:
             mark = "[green]✔ right[/]" if result.correct else "[red]✘ wrong[/]"
             self.console.print(f"{mark}  answer: {correct_answer(q, self.lang)}  [dim]({_seconds(result)})[/]")
+            if not result.correct:  # a miss is when the worked reasoning teaches most
+                self._reference(q)
             return
         self.console.print(f"[dim]{_seconds(result)}[/]")
-        title = "reference answer" if self.lang == "en" else "参考答案"
-        self.console.print(Panel(Markdown(q.answer.get(self.lang)), title=title, title_align="left", border_style="green"))
+        self._reference(q)
         self.console.print("[bold]" + ("Key points" if self.lang == "en" else "要点") + "[/]  [dim](✔ = a keyword of it is in your answer)[/]")
         for point, hit in zip(q.key_points, result.matched):
             self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {point.get(self.lang)}")
         if not self.interactive:
             self.console.print("Rate yourself: 1 Again, 2 Hard, 3 Good, 4 Easy.")
+
+    def _reference(self, q) -> None:
+        title = "reference answer" if self.lang == "en" else "参考答案"
+        self.console.print(Panel(Markdown(q.answer.get(self.lang)), title=title, title_align="left", border_style="green"))
 
     def summary(self, summary: Summary, streak: str | None = None) -> None:
         table = Table(title=f"{summary.kind} · {len(summary.results)}/{summary.total} answered", title_justify="left")

@@ -1,13 +1,22 @@
 import math
 
 import torch
+from torch import nn
 
 
-def decode_step(q, k_new, v_new, k_cache, v_cache):
-    """One decoding step with a key/value cache.
+class KVCacheAttention(nn.Module):
+    """Causal multi-head self-attention that can decode incrementally with a key/value cache.
 
-    q, k_new, v_new: [B, H, 1, d] for the new token   k_cache, v_cache: [B, H, T, d] (T may be 0)
-    Append the new key and value to the cache, then attend from q to every cached position.
-    returns: (out [B, H, 1, d], k_cache [B, H, T+1, d], v_cache [B, H, T+1, d]); do not modify the inputs.
+    __init__(d_model, n_heads): q_proj, k_proj, v_proj, o_proj Linear(d_model, d_model)
+    (or a fused qkv plus out, as in the mha task).
+    forward(x, cache=None) -> (out, cache): x [B, n, d_model] are the next n tokens after the P
+    cached ones; out [B, n, d_model]. Query i of the chunk attends to keys 0..P+i. The cache is
+    yours to shape (e.g. a (k, v) tuple of [B, H, P+n, head_dim]); the caller passes back what you returned.
     """
-    raise NotImplementedError
+
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        raise NotImplementedError
+
+    def forward(self, x, cache=None):
+        raise NotImplementedError

@@ -1,0 +1,279 @@
+"""The ``flash`` task: ``flash_attention(q, k, v, causal=False, block_size=64)``, tiled with an online softmax.
+
+Besides matching the reference, the user's call must never hold a whole score matrix: a
+TorchDispatchMode sees every tensor the call's aten ops produce, however they were written.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import partial
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
+from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.reference import CORRECT, Variant, attention, causal_mask, scale_factor
+from drill.grade.task_sdpa import deterministic_check, jacobian_check, large_logits_verdict, no_mutation_check
+
+# (id, q shape, kv length, Dv, causal, block_size): B, H, T, D, Dv never coincide.
+SHAPE_CASES = (
+    ("shape.base", (2, 3, 40, 8), 40, 8, False, 16),
+    ("shape.causal", (2, 3, 40, 8), 40, 8, True, 16),
+    ("shape.t1", (2, 3, 1, 8), 1, 8, True, 16),
+    ("shape.cross", (2, 3, 24, 8), 40, 6, False, 16),
+)
+# (T, block_size): not dividing, dividing, one block, a small odd block.
+NUMERICAL_CASES = ((40, 16), (48, 16), (40, 64), (37, 7))
+# The memory check: a tiled kernel peaks at H*T*block = 25 600 elements, one head's scores are 40 000.
+MEMORY = (1, 2, 200, 16, 64)  # B, H, T, D, block_size
+
+
+@dataclass(frozen=True)
+class FlashVariant:
+    """A tiling mistake on top of an attention mistake (``base``)."""
+
+    base: Variant = CORRECT
+    rescale: str = "both"  # | none: l and acc never corrected | sum-only: l corrected, acc not
+    normalise: bool = True  # False: acc returned without / l
+    causal_blocks: int = 0  # -1: query block i visits key blocks 0..i-1 only
+    tail: bool = True  # False: T // block_size blocks, the last partial one dropped
+
+
+def tiled_reference(q, k, v, causal: bool, block: int, variant=CORRECT):
+    """The online-softmax kernel, block by block in float64, with the mistake ``variant`` models."""
+    variant = variant if isinstance(variant, FlashVariant) else FlashVariant(base=variant)
+    base = variant.base
+    q, k, v = ((q, k, v)[i] for i in base.order)
+    tq, tk = q.shape[-2], k.shape[-2]
+    q_end, k_end = (t if variant.tail else t // block * block for t in (tq, tk))
+    scale = scale_factor(base, q.shape[-1], None)
+    out = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    for qs in range(0, q_end, block):
+        rows = torch.arange(qs, min(qs + block, q_end), device=q.device)[:, None]
+        m = q.new_full((*q.shape[:-2], len(rows)), float("-inf"))
+        l = torch.zeros_like(m)
+        acc = q.new_zeros(*m.shape, v.shape[-1])
+        stop = min(k_end, (qs // block + 1 + variant.causal_blocks) * block) if causal else k_end
+        for ks in range(0, stop, block):
+            cols = torch.arange(ks, min(ks + block, k_end), device=q.device)[None, :]
+            s = q[..., rows[:, 0], :] @ k[..., cols[0], :].transpose(-2, -1) * scale
+            if causal:
+                allowed = cols <= rows + base.causal if base.causal != "none" else torch.ones_like(cols <= rows)
+                s = s.masked_fill(~allowed, float("-inf"))
+            m_new = torch.maximum(m, s.amax(dim=-1))
+            safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)
+            p = torch.exp(s - safe[..., None])
+            alpha = torch.exp(m - safe)
+            l = (l if variant.rescale == "none" else alpha * l) + p.sum(dim=-1)
+            acc = (alpha[..., None] * acc if variant.rescale == "both" else acc) + p @ v[..., cols[0], :]
+            m = m_new
+        out[..., rows[:, 0], :] = acc / l[..., None] if variant.normalise else acc
+    return out
+
+
+def run(ctx: Context, q, k, v, causal: bool, block: int):
+    return unpack(ctx.call(ctx.entry, q, k, v, causal=causal, block_size=block))[0]
+
+
+def qkv(ctx: Context, shape, tk: int, dv: int, offset: int, dtype=torch.float64):
+    gen = ctx.generator(offset)
+    b, h, tq, d = shape
+    return ctx.randn(b, h, tq, d, gen=gen, dtype=dtype), ctx.randn(b, h, tk, d, gen=gen, dtype=dtype), ctx.randn(
+        b, h, tk, dv, gen=gen, dtype=dtype
+    )
+
+
+def truth(q, k, v, causal: bool, dtype):
+    mask = causal_mask(q.shape[-2], device=q.device) if causal else None
+    return attention(q.to(dtype), k.to(dtype), v.to(dtype), mask)[0]
+
+
+def shape_check(ctx: Context, shape, tk, dv, causal, block):
+    q, k, v = qkv(ctx, shape, tk, dv, 1, torch.float32)
+    out = run(ctx, q, k, v, causal, block)
+    problem = expect_like(out, (*shape[:-1], dv), q)
+    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}")
+
+
+def numerical_check(ctx: Context, t: int, block: int, causal: bool, offset: int):
+    q, k, v = qkv(ctx, (2, 3, t, 8), t, 8, 100 + offset)
+    out = run(ctx, q.float(), k.float(), v.float(), causal, block)
+    pairs = [(f"output (T={t}, block_size={block})", out, truth(q, k, v, causal, torch.float64), truth(q, k, v, causal, torch.float32))]
+    return against_truth(pairs)
+
+
+def cross_check(ctx: Context):
+    q, k, v = qkv(ctx, (2, 3, 24, 8), 40, 6, 150)
+    out = run(ctx, q.float(), k.float(), v.float(), False, 16)
+    return against_truth([("output (Tq=24, Tk=40)", out, truth(q, k, v, False, torch.float64), truth(q, k, v, False, torch.float32))])
+
+
+def gradient_check(ctx: Context):
+    base = qkv(ctx, (2, 3, 37, 8), 37, 8, 200)
+    seed_grad = ctx.randn(2, 3, 37, 8, gen=ctx.generator(201), dtype=torch.float64)
+    leaves = [t.float().requires_grad_() for t in base]
+    out = run(ctx, *leaves, True, 16)
+    expect_shape(out, seed_grad.shape)
+    ctx.call(lambda: (out * seed_grad.float()).sum().backward())
+    grads = {}
+    for precision in (torch.float64, torch.float32):
+        refs = [t.detach().clone().to(precision).requires_grad_() for t in base]
+        (truth(*refs, True, precision) * seed_grad.to(precision)).sum().backward()
+        grads[precision] = [r.grad for r in refs]
+    pairs = []
+    for name, leaf, exact, same in zip("qkv", leaves, grads[torch.float64], grads[torch.float32]):
+        if leaf.grad is None:
+            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
+        pairs.append((f"d{name} (causal, T=37, block_size=16)", leaf.grad, exact, same))
+    return against_truth(pairs)
+
+
+class LargestTensor(TorchDispatchMode):
+    """Records the largest storage any aten op produces (storage, so broadcast views count as small)."""
+
+    def __init__(self):
+        super().__init__()
+        self.size, self.shape, self.op = 0, (), ""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor) and t.layout == torch.strided:
+                size = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+                if size > self.size:
+                    self.size, self.shape, self.op = size, tuple(t.shape), str(func)
+        return out
+
+
+def memory_check(ctx: Context):
+    b, h, t, d, block = MEMORY
+    limit = t * t  # one head's Tq x Tk score matrix
+    peaks = []
+    for causal in (False, True):
+        q, k, v = qkv(ctx, (b, h, t, d), t, d, 300 + causal, torch.float32)
+        spy = LargestTensor()
+        with torch.no_grad(), spy:
+            run(ctx, q, k, v, causal, block)
+        if spy.size >= limit:
+            return outcome(
+                "fail",
+                f"causal={causal}: {spy.op} produced a tensor of shape {list(spy.shape)} ({spy.size} elements), "
+                f"at least one head's whole {t} x {t} score matrix; T={t}, block_size={block}",
+                "flash-materialises-scores",
+            )
+        peaks.append(spy.size)
+    return outcome("pass", f"T={t}, block_size={block}: largest tensor {max(peaks)} elements (< {limit} = T x T)")
+
+
+
+def future_leak_check(ctx: Context):
+    x = ctx.randn(2, 1, 10, 4, gen=ctx.generator(400), dtype=torch.float64)
+    base = run(ctx, x, x.clone(), x.clone(), True, 4)
+    expect_shape(base, x.shape)
+    leaks = []
+    for j in range(1, 10):
+        x2 = x.clone()
+        x2[:, :, j] += 10.0
+        change = moved(run(ctx, x2, x2.clone(), x2.clone(), True, 4), base).amax(dim=(0, 1))
+        leaks += [(i, j) for i in range(j) if change[i] > LEAK_THRESHOLD]
+    if leaks:
+        i, j = min(leaks)
+        return outcome("fail", f"causal=True, block_size=4: position {i} changes when future position {j} changes")
+    return outcome("pass", "causal=True, block_size=4 (T=10): perturbing future tokens never moves earlier outputs")
+
+
+def flash_jacobian_check(ctx: Context):
+    x = ctx.randn(2, 6, 4, gen=ctx.generator(500), dtype=torch.float64).requires_grad_()
+    return jacobian_check(ctx, lambda z: run(ctx, z[:, None], z[:, None], z[:, None], True, 4)[:, 0], x)
+
+
+def large_logits_check(ctx: Context):
+    q, k, v = qkv(ctx, (2, 3, 40, 8), 40, 8, 600)
+    q, k = 31.6 * q, 31.6 * k
+    return large_logits_verdict(run(ctx, q, k, v, False, 16), truth(q, k, v, False, torch.float64))
+
+
+def varying_block_check(ctx: Context):
+    for n, (t, block, causal) in enumerate(((40, 16, True), (5, 16, False), (33, 8, True))):
+        q, k, v = qkv(ctx, (2, 3, t, 8), t, 8, 800 + n, torch.float32)
+        out = run(ctx, q, k, v, causal, block)
+        label = f"call {n + 1} (T={t}, block_size={block}, causal={causal})"
+        result = against_truth([(label, out, truth(q, k, v, causal, torch.float64), truth(q, k, v, causal, torch.float32))])
+        if result.status != "pass":
+            return result
+    return outcome("pass", "three calls with different T, block_size and causal in a row all match")
+
+
+@dataclass(frozen=True)
+class Probe:
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    causal: bool
+
+    def user(self, ctx: Context):
+        return run(ctx, self.q.clone(), self.k.clone(), self.v.clone(), self.causal, PROBE_BLOCK)
+
+    def expected(self, variant):
+        return tiled_reference(self.q, self.k, self.v, self.causal, PROBE_BLOCK, variant)
+
+
+PROBE_BLOCK = 32  # probes use T=100: three full key blocks and a partial one
+
+
+class FlashTask:
+    name = "flash"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
+        for n, (t, block) in enumerate(NUMERICAL_CASES):
+            for causal in (False, True):
+                check_id = f"numerical.t{t}-block{block}" + (".causal" if causal else "")
+                defs.append(CheckDef(check_id, "numerical", partial(numerical_check, ctx, t, block, causal, 2 * n + causal)))
+        q, k, v = qkv(ctx, (2, 3, 40, 8), 40, 8, 1000, torch.float32)
+        defs += [
+            CheckDef("numerical.cross", "numerical", partial(cross_check, ctx)),
+            CheckDef("gradient.qkv", "gradient", partial(gradient_check, ctx)),
+            CheckDef("rules.no-score-matrix", "rules", partial(memory_check, ctx)),
+            CheckDef("mask-leak.future", "mask-leak", partial(future_leak_check, ctx)),
+            CheckDef("mask-leak.jacobian", "mask-leak", partial(flash_jacobian_check, ctx)),
+            CheckDef("stability.large-logits", "stability", partial(large_logits_check, ctx)),
+            CheckDef(
+                "robustness.no-mutation",
+                "robustness",
+                partial(no_mutation_check, ctx, lambda: run(ctx, q, k, v, True, 16), {"q": q, "k": k, "v": v}),
+            ),
+            CheckDef(
+                "robustness.deterministic",
+                "robustness",
+                partial(deterministic_check, lambda: run(ctx, q.clone(), k.clone(), v.clone(), True, 16)),
+            ),
+            CheckDef("robustness.varying-block", "robustness", partial(varying_block_check, ctx)),
+        ]
+        return defs
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        q, k, v = qkv(ctx, (1, 2, 100, 8), 100, 8, 1100)
+        return [Probe(q, k, v, causal) for causal in (False, True)]
+
+    def hypotheses(self, ctx: Context):
+        return (
+            ("flash-missing-rescale", FlashVariant(rescale="none")),
+            ("flash-missing-rescale", FlashVariant(rescale="sum-only")),
+            ("flash-missing-normalise", FlashVariant(normalise=False)),
+            ("flash-causal-block-off-by-one", FlashVariant(causal_blocks=-1)),
+            ("flash-tail-block-dropped", FlashVariant(tail=False)),
+            ("scale-missing", FlashVariant(base=replace(CORRECT, scale="none"))),
+            ("scale-by-d", FlashVariant(base=replace(CORRECT, scale="d"))),
+            ("causal-off-by-one", FlashVariant(base=replace(CORRECT, causal=1))),
+            ("causal-blocks-self", FlashVariant(base=replace(CORRECT, causal=-1))),
+            ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"))),
+            ("k-v-swapped", FlashVariant(base=replace(CORRECT, order=(0, 2, 1)))),
+        )
+
+
+TASK = FlashTask()

@@ -1,0 +1,204 @@
+"""The ``rope`` task: ``apply_rope(x, positions, base=10000.0)``, rotary position embedding.
+
+Two layouts are in common use and both are accepted, whichever matches the user's output:
+``interleaved`` (the RoFormer paper, GPT-J, Meta's LLaMA code) rotates the pairs
+(x[2i], x[2i+1]); ``half`` (GPT-NeoX, Hugging Face ``rotate_half``) rotates (x[i], x[i + D/2]).
+Either way pair i turns by pos * base^(-2i/D). They are the same map up to a fixed
+permutation of the feature dims, which the projection weights absorb, but a checkpoint
+trained with one is wrong under the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+import torch
+
+from drill.grade.compare import against_truth, expect_like, expect_shape
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.task_sdpa import no_mutation_check
+
+LAYOUTS = ("interleaved", "half")
+X = (2, 3, 5, 8)
+
+
+@dataclass(frozen=True)
+class RopeVariant:
+    pairing: str = "interleaved"  # which dims rotate together: interleaved | half
+    freqs: str | None = None  # the layout of the per-dim angles; None = the pairing's own (correct)
+    exponent: str = "-2i/D"  # -2i/D (correct) | -i/D | +2i/D
+    sign: int = 1  # -1: rotated the other way (positions negated)
+    swapped: bool = False  # x*sin + rotate(x)*cos
+
+
+def inverse_frequencies(d: int, variant: RopeVariant, base: float) -> torch.Tensor:
+    i = torch.arange(d // 2, dtype=torch.float64)
+    power = {"-2i/D": -2 * i / d, "-i/D": -i / d, "+2i/D": 2 * i / d}[variant.exponent]
+    return base**power
+
+
+def rope(x, positions, base: float = 10000.0, variant: RopeVariant = RopeVariant()):
+    """The reference, computed in x's dtype as an implementation would (angles included)."""
+    d = x.shape[-1]
+    angles = positions.to(x.dtype)[:, None] * inverse_frequencies(d, variant, base).to(x.device, x.dtype)  # [T, D/2]
+    per_dim = angles.repeat_interleave(2, dim=-1) if (variant.freqs or variant.pairing) == "interleaved" else angles.repeat(1, 2)
+    cos, sin = per_dim.cos(), variant.sign * per_dim.sin()
+    if variant.pairing == "interleaved":
+        even, odd = x[..., 0::2], x[..., 1::2]
+        partner = torch.stack((-odd, even), dim=-1).flatten(-2)
+    else:
+        first, second = x[..., : d // 2], x[..., d // 2 :]
+        partner = torch.cat((-second, first), dim=-1)
+    if variant.swapped:
+        cos, sin = sin, cos
+    return x * cos + partner * sin
+
+
+def run(ctx: Context, x, positions, **kwargs):
+    out = ctx.call(ctx.entry, x, positions, **kwargs)
+    if not isinstance(out, torch.Tensor):
+        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+    expect_shape(out, x.shape)
+    return out
+
+
+def detect_layout(ctx: Context) -> str:
+    """The accepted layout closest to the user's output on one float64 probe."""
+    x = ctx.randn(*X, gen=ctx.generator(1), dtype=torch.float64)
+    positions = torch.arange(X[-2], device=ctx.device)
+    out = run(ctx, x.clone(), positions).double()
+    return min(LAYOUTS, key=lambda p: (out - rope(x, positions, variant=RopeVariant(p))).abs().max().item())
+
+
+def shape_check(ctx: Context, shape, dtype):
+    x = ctx.randn(*shape, gen=ctx.generator(2), dtype=dtype)
+    out = run(ctx, x, torch.arange(shape[-2], device=ctx.device))
+    problem = expect_like(out, shape, x)
+    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(dtype)[6:]}")
+
+
+def numerical_check(ctx: Context, shape, positions, base, offset):
+    layout = RopeVariant(detect_layout(ctx))
+    x = ctx.randn(*shape, gen=ctx.generator(100 + offset), dtype=torch.float64)
+    positions = torch.tensor(positions, device=ctx.device)
+    kwargs = {} if base is None else {"base": base}
+    out = run(ctx, x.float(), positions, **kwargs)
+    base = 10000.0 if base is None else base
+    truth, same = rope(x, positions, base, layout), rope(x.float(), positions, base, layout)
+    result = against_truth([(f"positions {positions.tolist()}", out, truth, same)])
+    if result.status == "pass":
+        result.message += f" ({layout.pairing} layout)"
+    return result
+
+
+def norm_check(ctx: Context):
+    x = ctx.randn(*X, gen=ctx.generator(300), dtype=torch.float64)
+    out = run(ctx, x, torch.arange(10, 10 + X[-2], device=ctx.device))
+    ratio = (out.norm(dim=-1) / x.norm(dim=-1) - 1).abs().max().item()
+    if not ratio < 1e-9:
+        return outcome("fail", f"the rotation changes a vector's norm by up to {ratio:.3g} (float64)")
+    return outcome("pass", f"norms preserved to {ratio:.2g} (float64)")
+
+
+def relative_check(ctx: Context):
+    """<rope(q, m), rope(k, n)> must depend on m - n only: shift both positions by 7."""
+    gen = ctx.generator(400)
+    q, k = (ctx.randn(6, 8, gen=gen, dtype=torch.float64) for _ in range(2))
+    m = torch.tensor([0, 3, 5, 9, 2, 1], device=ctx.device)
+    n = torch.tensor([4, 3, 0, 1, 8, 6], device=ctx.device)
+    scores = [(run(ctx, q.clone(), m + s) * run(ctx, k.clone(), n + s)).sum(-1) for s in (0, 7)]
+    drift = (scores[0] - scores[1]).abs().max().item()
+    if not drift < 1e-9 * max(1.0, scores[0].abs().max().item()):
+        return outcome("fail", f"q.k changes by {drift:.3g} when both positions shift by 7: it must depend on m - n only")
+    return outcome("pass", f"q.k depends only on m - n (drift {drift:.2g}, float64)")
+
+
+def gradient_check(ctx: Context):
+    layout = RopeVariant(detect_layout(ctx))
+    gen = ctx.generator(200)
+    x64 = ctx.randn(*X, gen=gen, dtype=torch.float64)
+    seed_grad = ctx.randn(*X, gen=gen, dtype=torch.float64)
+    positions = torch.arange(3, 3 + X[-2], device=ctx.device)
+    x = x64.float().requires_grad_()
+    out = run(ctx, x, positions)
+    ctx.call(lambda: (out * seed_grad.float()).sum().backward())
+    if x.grad is None:
+        return outcome("fail", "no gradient reaches x (is it detached?)")
+    grads = []
+    for precision in (torch.float64, torch.float32):
+        leaf = x64.detach().clone().to(precision).requires_grad_()
+        (rope(leaf, positions, variant=layout) * seed_grad.to(precision)).sum().backward()
+        grads.append(leaf.grad)
+    return against_truth([("dx", x.grad, *grads)])
+
+
+def int32_check(ctx: Context):
+    x = ctx.randn(*X, gen=ctx.generator(500), dtype=torch.float64)
+    positions = torch.arange(4, 4 + X[-2], device=ctx.device)
+    wide, narrow = run(ctx, x, positions), run(ctx, x, positions.int())
+    if not torch.allclose(wide, narrow, rtol=0, atol=1e-12):
+        return outcome("fail", f"int32 positions give a different result (by {(wide - narrow).abs().max():.3g})")
+    return outcome("pass", "int32 and int64 positions agree")
+
+
+@dataclass(frozen=True)
+class Probe:
+    x: torch.Tensor
+    positions: torch.Tensor
+
+    def user(self, ctx: Context):
+        out = ctx.call(ctx.entry, self.x.clone(), self.positions.clone())
+        return out if isinstance(out, torch.Tensor) else None
+
+    def expected(self, variant):
+        # The engine's baseline is reference.CORRECT, which means "the correct rope" here.
+        return rope(self.x, self.positions, variant=variant if isinstance(variant, RopeVariant) else RopeVariant())
+
+
+class RopeTask:
+    name = "rope"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        x = ctx.randn(*X, gen=ctx.generator(600))
+        positions = torch.arange(X[-2], device=ctx.device)
+        return [
+            CheckDef("shape.4d", "shape", partial(shape_check, ctx, X, torch.float32)),
+            CheckDef("shape.3d", "shape", partial(shape_check, ctx, (4, 6, 6), torch.float32)),
+            CheckDef("shape.t1", "shape", partial(shape_check, ctx, (3, 1, 4), torch.float32)),
+            CheckDef("shape.float64", "shape", partial(shape_check, ctx, (2, 7, 10), torch.float64)),
+            CheckDef("numerical.from-0", "numerical", partial(numerical_check, ctx, X, range(5), None, 0)),
+            CheckDef("numerical.offset", "numerical", partial(numerical_check, ctx, (3, 4, 16), range(37, 41), None, 1)),
+            CheckDef("numerical.unordered", "numerical", partial(numerical_check, ctx, (2, 6, 12), (9, 0, 4, 4, 30, 1), None, 2)),
+            CheckDef("numerical.base-500", "numerical", partial(numerical_check, ctx, (2, 5, 8), range(2, 7), 500.0, 3)),
+            CheckDef("numerical.relative-position", "numerical", partial(relative_check, ctx)),
+            CheckDef("stability.norm-preserving", "stability", partial(norm_check, ctx)),
+            CheckDef("gradient.x", "gradient", partial(gradient_check, ctx)),
+            CheckDef(
+                "robustness.no-mutation",
+                "robustness",
+                partial(no_mutation_check, ctx, lambda: run(ctx, x, positions), {"x": x, "positions": positions}),
+            ),
+            CheckDef("robustness.int32-positions", "robustness", partial(int32_check, ctx)),
+        ]
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        gen = ctx.generator(1100)
+        x = ctx.randn(2, 3, 6, 8, gen=gen, dtype=torch.float64)
+        return [Probe(x, torch.arange(6, device=ctx.device)), Probe(x, torch.tensor([5, 11, 2, 8, 3, 20], device=ctx.device))]
+
+    def hypotheses(self, ctx: Context):
+        found = []
+        for pairing in LAYOUTS:
+            right = RopeVariant(pairing)
+            found += [
+                ("rope-frequency-exponent", replace(right, exponent="-i/D")),
+                ("rope-frequency-exponent", replace(right, exponent="+2i/D")),
+                ("rope-rotation-direction", replace(right, sign=-1)),
+                ("rope-sin-cos-swapped", replace(right, swapped=True)),
+                ("rope-pairing-mismatch", replace(right, freqs=LAYOUTS[pairing == "interleaved"])),
+            ]
+        return found
+
+
+TASK = RopeTask()
