@@ -12,6 +12,7 @@ T0 = datetime(2025, 3, 1, 12, tzinfo=timezone.utc)
 
 
 def test_every_code_is_mapped_to_existing_bundled_questions():
+    """A new diagnosis code in drill/grade/codes.py needs its entry in drill/mistakes.py (may be empty)."""
     bank = load_bank(None).questions
     assert set(mistakes.CODE_QUESTIONS) == set(CODES)
     missing = {code: qid for code, ids in mistakes.CODE_QUESTIONS.items() for qid in ids if qid not in bank}

@@ -6,7 +6,6 @@ TorchDispatchMode sees every tensor the call's aten ops produce, however they we
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -30,6 +29,7 @@ SHAPE_CASES = (
 NUMERICAL_CASES = ((40, 16), (48, 16), (40, 64), (37, 7))
 # The memory check: a tiled kernel peaks at H*T*block = 25 600 elements, one head's scores are 40 000.
 MEMORY = (1, 2, 200, 16, 64)  # B, H, T, D, block_size
+PROBE_BLOCK = 32  # diagnosis probes use T=100: three full key blocks and a partial one
 
 
 @dataclass(frozen=True)
@@ -220,9 +220,6 @@ class Probe:
 
     def expected(self, variant):
         return tiled_reference(self.q, self.k, self.v, self.causal, PROBE_BLOCK, variant)
-
-
-PROBE_BLOCK = 32  # probes use T=100: three full key blocks and a partial one
 
 
 class FlashTask:

@@ -1,0 +1,86 @@
+"""The bundled bank meets the coverage the project promises, counted from the loaded bank."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from drill.bank.load import load_bundled
+
+MIN_BY_TOPIC = {
+    "attention-core": 25,
+    "masks": 15,
+    "multi-head": 15,
+    "position": 12,
+    "transformer-block": 15,
+    "complexity": 10,
+    "flash-attention": 10,
+    "inference": 15,
+    "gpt-scaling": 8,
+    "alignment": 8,
+    "long-context": 8,
+    "evaluation": 8,
+}
+MIN_BY_LEVEL = {"L1": 45, "L2": 50, "L3": 35}
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return load_bundled()
+
+
+def test_total_and_topics(bank):
+    questions = list(bank.questions.values())
+    assert len(questions) >= 150
+    for topic, minimum in MIN_BY_TOPIC.items():
+        assert sum(q.topic == topic for q in questions) >= minimum, topic
+
+
+def test_levels(bank):
+    for level, minimum in MIN_BY_LEVEL.items():
+        assert sum(q.level == level for q in bank.questions.values()) >= minimum, level
+
+
+def test_at_least_30_percent_objective(bank):
+    questions = list(bank.questions.values())
+    assert sum(q.objective for q in questions) / len(questions) >= 0.30
+
+
+def test_forty_interviewer_chains_of_depth_three(bank):
+    """Distinct L1 -> L2 -> L3 paths through follow_ups."""
+    qs = bank.questions
+    paths = {
+        (a.id, b_id, c_id)
+        for a in qs.values() if a.level == "L1"
+        for b_id in a.follow_ups if qs[b_id].level == "L2"
+        for c_id in qs[b_id].follow_ups if qs[c_id].level == "L3"
+    }
+    assert len(paths) >= 40
+    assert len({p[0] for p in paths}) >= 20, "chains should start from many different L1 questions"
+
+
+def test_every_topic_has_a_sixty_second_answer(bank):
+    for topic in MIN_BY_TOPIC:
+        pitches = [q for q in bank.select(topics=[topic], tags=["pitch"])]
+        assert pitches, topic
+        assert all(q.type == "open" and q.time_limit == 60 for q in pitches), topic
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(m.replace(",", "")) for m in re.findall(r"\d[\d,]*\.?\d*(?:e[-+]?\d+)?", text)]
+
+
+def test_numeric_answers_show_their_working(bank):
+    """The reference answer of a numeric question is a calculation, not a bare number."""
+    for q in bank.select(types=["numeric"]):
+        for lang in ("en", "zh"):
+            text = q.answer.get(lang)
+            assert len(_numbers(text)) >= 3, f"{q.id} ({lang}) shows no worked calculation"
+
+
+def test_chinese_keywords_are_chinese(bank):
+    """A Chinese open answer is matched by Chinese keywords (objective ones by numbers)."""
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    for q in bank.select(types=["open"]):
+        assert any(cjk.search(kw) for point in q.key_points for kw in point.keywords.zh), q.id

@@ -1,0 +1,27 @@
+import math
+
+import torch
+from torch import nn
+
+
+class CrossAttention(nn.Module):
+    def __init__(self, d_model, n_heads):
+        super().__init__()
+        self.n_heads = n_heads
+        self.W_q = nn.Linear(d_model, d_model)
+        self.W_k = nn.Linear(d_model, d_model)
+        self.W_v = nn.Linear(d_model, d_model)
+        self.W_o = nn.Linear(d_model, d_model)
+
+    def forward(self, x, context, context_mask=None):
+        B, Tk, d = x.shape
+        Tq = context.shape[1]
+        hd = d // self.n_heads
+        q = self.W_q(context).view(B, Tq, self.n_heads, hd).transpose(1, 2)
+        k = self.W_k(x).view(B, Tk, self.n_heads, hd).transpose(1, 2)
+        v = self.W_v(x).view(B, Tk, self.n_heads, hd).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(hd)
+        if context_mask is not None:
+            scores = scores.masked_fill(~context_mask, float("-inf"))
+        out = torch.softmax(scores, dim=-1) @ v
+        return self.W_o(out.transpose(1, 2).contiguous().view(B, Tq, d))
