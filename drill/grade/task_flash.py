@@ -61,9 +61,8 @@ def tiled_reference(q, k, v, causal: bool, block: int, variant=CORRECT):
         for ks in range(0, stop, block):
             cols = torch.arange(ks, min(ks + block, k_end), device=q.device)[None, :]
             s = q[..., rows[:, 0], :] @ k[..., cols[0], :].transpose(-2, -1) * scale
-            if causal:
-                allowed = cols <= rows + base.causal if base.causal != "none" else torch.ones_like(cols <= rows)
-                s = s.masked_fill(~allowed, float("-inf"))
+            if causal and base.causal != "none":
+                s = s.masked_fill(cols > rows + base.causal, float("-inf"))
             m_new = torch.maximum(m, s.amax(dim=-1))
             safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)
             p = torch.exp(s - safe[..., None])
@@ -82,14 +81,16 @@ def run(ctx: Context, q, k, v, causal: bool, block: int):
 def qkv(ctx: Context, shape, tk: int, dv: int, offset: int, dtype=torch.float64):
     gen = ctx.generator(offset)
     b, h, tq, d = shape
-    return ctx.randn(b, h, tq, d, gen=gen, dtype=dtype), ctx.randn(b, h, tk, d, gen=gen, dtype=dtype), ctx.randn(
-        b, h, tk, dv, gen=gen, dtype=dtype
-    )
+    return tuple(ctx.randn(b, h, t, e, gen=gen, dtype=dtype) for t, e in ((tq, d), (tk, d), (tk, dv)))
 
 
 def truth(q, k, v, causal: bool, dtype):
     mask = causal_mask(q.shape[-2], device=q.device) if causal else None
     return attention(q.to(dtype), k.to(dtype), v.to(dtype), mask)[0]
+
+
+def versus_truth(label: str, out, q, k, v, causal: bool):
+    return against_truth([(label, out, truth(q, k, v, causal, torch.float64), truth(q, k, v, causal, torch.float32))])
 
 
 def shape_check(ctx: Context, shape, tk, dv, causal, block):
@@ -102,14 +103,13 @@ def shape_check(ctx: Context, shape, tk, dv, causal, block):
 def numerical_check(ctx: Context, t: int, block: int, causal: bool, offset: int):
     q, k, v = qkv(ctx, (2, 3, t, 8), t, 8, 100 + offset)
     out = run(ctx, q.float(), k.float(), v.float(), causal, block)
-    pairs = [(f"output (T={t}, block_size={block})", out, truth(q, k, v, causal, torch.float64), truth(q, k, v, causal, torch.float32))]
-    return against_truth(pairs)
+    return versus_truth(f"output (T={t}, block_size={block})", out, q, k, v, causal)
 
 
 def cross_check(ctx: Context):
     q, k, v = qkv(ctx, (2, 3, 24, 8), 40, 6, 150)
     out = run(ctx, q.float(), k.float(), v.float(), False, 16)
-    return against_truth([("output (Tq=24, Tk=40)", out, truth(q, k, v, False, torch.float64), truth(q, k, v, False, torch.float32))])
+    return versus_truth("output (Tq=24, Tk=40)", out, q, k, v, False)
 
 
 def gradient_check(ctx: Context):
@@ -202,7 +202,7 @@ def varying_block_check(ctx: Context):
         q, k, v = qkv(ctx, (2, 3, t, 8), t, 8, 800 + n, torch.float32)
         out = run(ctx, q, k, v, causal, block)
         label = f"call {n + 1} (T={t}, block_size={block}, causal={causal})"
-        result = against_truth([(label, out, truth(q, k, v, causal, torch.float64), truth(q, k, v, causal, torch.float32))])
+        result = versus_truth(label, out, q, k, v, causal)
         if result.status != "pass":
             return result
     return outcome("pass", "three calls with different T, block_size and causal in a row all match")
@@ -230,7 +230,8 @@ class FlashTask:
         for n, (t, block) in enumerate(NUMERICAL_CASES):
             for causal in (False, True):
                 check_id = f"numerical.t{t}-block{block}" + (".causal" if causal else "")
-                defs.append(CheckDef(check_id, "numerical", partial(numerical_check, ctx, t, block, causal, 2 * n + causal)))
+                check = partial(numerical_check, ctx, t, block, causal, 2 * n + causal)
+                defs.append(CheckDef(check_id, "numerical", check))
         q, k, v = qkv(ctx, (2, 3, 40, 8), 40, 8, 1000, torch.float32)
         defs += [
             CheckDef("numerical.cross", "numerical", partial(cross_check, ctx)),

@@ -129,7 +129,8 @@ class KVCacheTask(ModuleTask):
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = super().checks(ctx)
-        defs += [CheckDef(i, "numerical", partial(self.decode_check, ctx, s, n)) for n, (i, s) in enumerate(DECODE_CASES)]
+        for n, (check_id, sizes) in enumerate(DECODE_CASES):
+            defs.append(CheckDef(check_id, "numerical", partial(self.decode_check, ctx, sizes, n)))
         defs.append(CheckDef("mask-leak.decode-chunk", "mask-leak", partial(self.chunk_leak_check, ctx)))
         return defs
 

@@ -21,6 +21,6 @@ class CrossAttention(nn.Module):
         v = self.v_proj(context).view(B, Tk, self.n_heads, hd).transpose(1, 2)
         scores = q @ k.transpose(-2, -1) / math.sqrt(hd)
         if context_mask is not None:
-            scores = scores.masked_fill(~context_mask[:, None, None, :], float("-inf"))
+            scores = scores.masked_fill(~context_mask, float("-inf"))
         out = torch.softmax(scores, dim=-1) @ v
         return self.o_proj(out.transpose(1, 2).reshape(B, Tq, d))
