@@ -349,10 +349,13 @@ def config_list() -> None:
 # --- grade ------------------------------------------------------------------
 
 
+TASK_NAMES = "sdpa, mha, causal, padding, cross, gqa, kv_cache, flash, rope or block"
+
+
 @command(app, "grade", example="drill grade my_attn.py --task mha")
 def grade_cmd(
     file: Annotated[Path, typer.Argument(help="Your Python file (see docs/whiteboard.md for what it must define).", dir_okay=False)],
-    task: Annotated[Optional[str], typer.Option("--task", help="sdpa, mha or causal (default: detected from the names the file defines).")] = None,
+    task: Annotated[Optional[str], typer.Option("--task", help=f"{TASK_NAMES} (default: detected from the names the file defines).")] = None,
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda (cuda adds fp16 and bf16 runs).")] = "auto",
     seed: Annotated[int, typer.Option("--seed", help="Seed for the random inputs.")] = 0,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds your code may run in total.")] = 60.0,

@@ -42,7 +42,13 @@ register(TaskSpec("gqa", "GroupedQueryAttention", "drill.grade.task_gqa:TASK"))
 register(TaskSpec("rope", "apply_rope", "drill.grade.task_rope:TASK"))
 
 
+# A file may define helpers named like simpler tasks (a block built on its own
+# CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
+DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash", "rope", "padding", "sdpa")
+
+
 def detect(names) -> TaskSpec | None:
-    """The task whose entry point the file defines (the first registered one if several)."""
+    """The most composite task whose entry point the file defines."""
     defined = set(names)
-    return next((spec for spec in TASKS.values() if spec.entry in defined), None)
+    ordered = [TASKS[name] for name in DETECT_ORDER if name in TASKS] + [s for s in TASKS.values() if s.name not in DETECT_ORDER]
+    return next((spec for spec in ordered if spec.entry in defined), None)

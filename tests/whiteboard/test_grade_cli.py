@@ -42,7 +42,7 @@ def test_diagnosis_in_chinese():
     ("args", "message"),
     [
         (["grade", "no_such_file.py"], "no such file"),
-        (["grade", CORRECT, "--task", "gqa"], "unknown task 'gqa'"),
+        (["grade", CORRECT, "--task", "no-such-task"], "unknown task 'no-such-task'"),
         (["grade", CORRECT, "--device", "tpu"], "unknown device"),
     ],
 )

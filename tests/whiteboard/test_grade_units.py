@@ -56,6 +56,18 @@ def test_task_detection_from_defined_names():
     assert {"sdpa", "mha", "causal"} <= set(TASKS)
 
 
+def test_detection_prefers_the_composite_task_over_its_helpers():
+    assert detect({"CausalSelfAttention", "TransformerBlock"}).name == "block"
+    assert detect({"scaled_dot_product_attention", "MultiHeadAttention"}).name == "mha"
+    assert detect({"scaled_dot_product_attention", "flash_attention"}).name == "flash"
+
+
+def test_grade_help_names_every_registered_task():
+    from drill.cli import TASK_NAMES
+
+    assert set(TASK_NAMES.replace(" or ", ", ").split(", ")) == set(TASKS)
+
+
 def test_report_json_contract():
     report = Report("sdpa", "cpu", [Check("shape.4d", "shape", "pass", "ok"), Check("x", "rules", "fail", "no", ["uses-builtin"])])
     data = report.to_dict()
