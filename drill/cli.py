@@ -6,8 +6,6 @@ code. Heavy modules (torch, prompt_toolkit) are imported inside the commands tha
 need them so that ``drill bank list`` starts fast.
 """
 
-from __future__ import annotations
-
 import functools
 import sys
 from pathlib import Path
@@ -125,7 +123,7 @@ def bank_validate(paths: Annotated[list[Path], typer.Argument(help="Bank files o
     from drill.bank.load import default_paths, load_paths
     from drill.views.console import out
 
-    loaded = load_paths(default_paths(paths))
+    loaded = load_paths(default_paths(paths), use_cache=False)
     out.print(f"ok: {len(loaded.questions)} questions in {len(loaded.files)} files")
 
 

@@ -89,3 +89,19 @@ def test_committed_coverage_doc_is_current():
     result = runner.invoke(app, ["bank", "stats", "--markdown"])
     doc = (Path(__file__).parent.parent / "docs" / "bank-coverage.md").read_text(encoding="utf-8")
     assert result.stdout.strip() in doc, "regenerate with: drill bank stats --markdown"
+
+
+def test_piped_list_is_the_plain_text_of_the_styled_one(drill_home):
+    """Piped output skips rich for speed; it must read exactly like rich's, minus the colours."""
+    import re
+    import subprocess
+    import sys
+
+    def run(**extra):
+        env = {"DRILL_HOME": str(drill_home), "PATH": os.environ["PATH"], "COLUMNS": "200", **extra}
+        return subprocess.run([sys.executable, "-m", "drill", "bank", "list"], capture_output=True, text=True, env=env, check=True).stdout
+
+    plain, styled = run(), run(FORCE_COLOR="1")
+    assert "\x1b[" in styled and "\x1b[" not in plain
+    unstyled = re.sub(r"\x1b\[[0-9;]*m", "", styled)
+    assert [line.rstrip() for line in unstyled.splitlines()] == plain.splitlines()

@@ -28,7 +28,24 @@ def _texts(q):
             yield ["choices", i], choice
 
 
+def _is_clean(q) -> bool:
+    """The common case, checked without building messages (it runs on every load)."""
+    if not (_SLUG.match(q.id) and q.level is not None and q.topic is not None and _SLUG.match(q.topic)):
+        return False
+    texts = [q.prompt, q.answer, *q.key_points, *q.pitfalls]
+    if isinstance(q, ChoiceQuestion):
+        if max(q.correct_set) >= len(q.choices):
+            return False
+        texts += q.choices
+    for text in texts:
+        if text.en.isspace() or text.zh.isspace():
+            return False
+    return all(map(_SLUG.match, q.tags)) and all(map(_SLUG.match, q.follow_ups))
+
+
 def question_problems(q) -> list[Problem]:
+    if _is_clean(q):
+        return []
     problems: list[Problem] = []
     if not _SLUG.match(q.id):
         problems.append((["id"], f"id {q.id!r} must be a slug: lowercase letters, digits, '.', '_' or '-'"))
@@ -39,7 +56,7 @@ def question_problems(q) -> list[Problem]:
         problems.append((["topic"], f"topic {q.topic!r} must be a slug"))
     for keys, text in _texts(q):
         for lang in ("en", "zh"):
-            if not getattr(text, lang).strip():
+            if getattr(text, lang).isspace():  # msgspec already rejects ""
                 problems.append(([*keys, lang], f"{'.'.join(map(str, keys))}.{lang}: text is empty"))
     for field in ("tags", "follow_ups"):
         for i, value in enumerate(getattr(q, field)):
