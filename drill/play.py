@@ -73,7 +73,7 @@ def play(
     if tty:
         from drill.terminal_input import TerminalReader
 
-        reader = TerminalReader()
+        reader = TerminalReader(lang)
     else:
         from drill.line_input import LineReader
 

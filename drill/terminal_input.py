@@ -18,6 +18,7 @@ from prompt_toolkit.keys import Keys
 
 from drill.answers import LETTERS, Rating
 from drill.bank.schema import ChoiceQuestion
+from drill.i18n import t
 from drill.quiz import Reply
 
 RATING_KEYS = {"1": Rating.AGAIN, "2": Rating.HARD, "3": Rating.GOOD, "4": Rating.EASY}
@@ -65,22 +66,27 @@ def _multiline_keys() -> KeyBindings:
 
 
 class TerminalReader:
+    def __init__(self, lang: str = "en"):
+        self.lang = lang
+
     def answer(self, q, limit: int, strict: bool) -> Reply:
+        lang = self.lang
         single = isinstance(q, ChoiceQuestion) and len(q.correct_set) == 1
         if single:
-            keys, hint = _single_keys(list(LETTERS[: len(q.choices)])), f"press {LETTERS[0]}-{LETTERS[len(q.choices) - 1]}"
+            keys, hint = _single_keys(list(LETTERS[: len(q.choices)])), f"{t('press', lang)} {LETTERS[0]}-{LETTERS[len(q.choices) - 1]}"
         elif not q.objective:
-            keys, hint = _multiline_keys(), "Esc Enter or Ctrl-D: submit"
+            keys, hint = _multiline_keys(), t("submit_multiline", lang)
         else:
-            keys, hint = None, "Enter: submit"
+            keys, hint = None, t("submit_enter", lang)
+        hint = f"{hint}  ·  {t('stop', lang)} "
         start = time.monotonic()
         cut = {"off": False}
 
         def toolbar() -> FormattedText:
             used = time.monotonic() - start
             if used <= limit:
-                return FormattedText([("", f" ⏱ {_clock(limit - used)} left   {hint}  ·  Ctrl-C: stop ")])
-            return FormattedText([("bg:ansired fg:ansiwhite", f" ⏱ +{_clock(used - limit)} over time "), ("", f"   {hint}  ·  Ctrl-C: stop ")])
+                return FormattedText([("", f" ⏱ {_clock(limit - used)} {t('left', lang)}   {hint}")])
+            return FormattedText([("bg:ansired fg:ansiwhite", f" ⏱ +{_clock(used - limit)} {t('over_time', lang)} "), ("", f"   {hint}")])
 
         async def deadline() -> None:
             import asyncio
@@ -109,8 +115,8 @@ class TerminalReader:
     def rating(self) -> Rating:
         session: PromptSession[str] = PromptSession()
         key = session.prompt(
-            "rate yourself › ",
+            t("rate_prompt", self.lang),
             key_bindings=_single_keys(list(RATING_KEYS)),
-            bottom_toolbar=" 1 Again  ·  2 Hard  ·  3 Good  ·  4 Easy  ·  Ctrl-C: stop ",
+            bottom_toolbar=f"{t('ratings', self.lang)}  ·  {t('stop', self.lang)} ",
         )
         return RATING_KEYS[key]

@@ -40,6 +40,15 @@ def test_scripted_quiz_through_stdin(drill_home):
     assert conn.execute("SELECT status FROM sessions").fetchall() == [("complete",)]
 
 
+def test_chinese_quiz_speaks_chinese_throughout(drill_home):
+    lines = {"fx-choice": "b\n", "fx-numeric": "7 GiB\n", "fx-open": "方差随 d_k 增长\n\n3\n"}
+    args = [a if a != "en" else "zh" for a in QUIZ]
+    out = CliRunner().invoke(app, args, input="".join(lines[qid] for qid in quiz_order())).stdout
+    assert "✔ 正确" in out and "✘ 错误" in out and "得分 2/3" in out and "参考答案" in out and "要点" in out
+    for english in ("score", "right", "wrong", "Key points", "reference answer", "Answer:"):
+        assert english not in out, english
+
+
 def _env(home: Path) -> dict:
     return {**os.environ, "DRILL_HOME": str(home), "LANG": "en_US.UTF-8"}
 

@@ -18,7 +18,7 @@ from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expe
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import Layout, find_layout
 from drill.grade.reference import CORRECT, Variant, attention
-from drill.grade.task_module import NO_LAYOUT, Built
+from drill.grade.task_module import NO_LAYOUT, PROJECTION_HYPOTHESES, Built
 from drill.grade.task_sdpa import (
     deterministic_check,
     fully_masked_check,
@@ -267,21 +267,8 @@ class CrossTask:
 
     def hypotheses(self, ctx: Context):
         found = [("cross-qkv-source-swapped", CrossVariant(sources=s)) for s in SOURCES[1:]]
-        for code, base in (
-            ("scale-missing", Variant(scale="none")),
-            ("scale-by-d", Variant(scale="d")),
-            ("scale-by-d-model", Variant(scale="sqrt-model")),
-            ("scale-by-d-model", Variant(scale="model")),
-            ("softmax-wrong-dim", Variant(softmax_dim=-2)),
-            ("heads-split-without-transpose", Variant(split=False)),
-            ("heads-merge-without-transpose", Variant(merge=False)),
-            ("missing-output-projection", Variant(out_proj=False)),
-            ("mask-inverted", Variant(mask="inverted")),
-            ("mask-after-softmax", Variant(mask="after-softmax")),
-            ("mask-on-queries", Variant(mask="transposed")),
-            ("k-v-swapped", Variant(order=(0, 2, 1))),
-        ):
-            found.append((code, CrossVariant(base)))
+        extra = (("mask-on-queries", Variant(mask="transposed")), ("k-v-swapped", Variant(order=(0, 2, 1))))
+        found += [(code, CrossVariant(base)) for code, base in (*PROJECTION_HYPOTHESES, *extra)]
         return found
 
 

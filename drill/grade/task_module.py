@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from functools import partial
 from itertools import permutations
@@ -49,6 +48,21 @@ class Built:
         return {
             name: p.detach().clone().to(dtype).requires_grad_(grad) for name, p in self.layout.params(self.module).items()
         }
+
+
+# The classic mistakes of any module built from Q/K/V projections, as reference variants.
+PROJECTION_HYPOTHESES = (
+    ("scale-missing", Variant(scale="none")),
+    ("scale-by-d", Variant(scale="d")),
+    ("scale-by-d-model", Variant(scale="sqrt-model")),
+    ("scale-by-d-model", Variant(scale="model")),
+    ("softmax-wrong-dim", Variant(softmax_dim=-2)),
+    ("heads-split-without-transpose", Variant(split=False)),
+    ("heads-merge-without-transpose", Variant(merge=False)),
+    ("missing-output-projection", Variant(out_proj=False)),
+    ("mask-inverted", Variant(mask="inverted")),
+    ("mask-after-softmax", Variant(mask="after-softmax")),
+)
 
 
 class ModuleTask:
@@ -269,18 +283,7 @@ class ModuleTask:
         return [Probe(self, ctx, built, x, m) for m in masks]
 
     def hypotheses(self, ctx: Context):
-        found = [
-            ("scale-missing", Variant(scale="none")),
-            ("scale-by-d", Variant(scale="d")),
-            ("scale-by-d-model", Variant(scale="sqrt-model")),
-            ("scale-by-d-model", Variant(scale="model")),
-            ("softmax-wrong-dim", Variant(softmax_dim=-2)),
-            ("heads-split-without-transpose", Variant(split=False)),
-            ("heads-merge-without-transpose", Variant(merge=False)),
-            ("missing-output-projection", Variant(out_proj=False)),
-            ("mask-inverted", Variant(mask="inverted")),
-            ("mask-after-softmax", Variant(mask="after-softmax")),
-        ]
+        found = list(PROJECTION_HYPOTHESES)
         if self.causal:
             found += [
                 ("causal-off-by-one", Variant(causal=1)),

@@ -11,31 +11,37 @@ from rich.table import Table
 
 from drill.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
+from drill.i18n import t
 from drill.quiz import Result, Summary
 from drill.views.bank_view import correct_answer
 
 _LINE_HINTS = {
-    "choice": "Answer: the letter(s) of your choice, e.g. B or AC.",
-    "numeric": "Answer: a number (a unit after it is fine).",
-    "shape": "Answer: a shape such as (B, H, T, T).",
-    "open": "Answer: any number of lines, then an empty line.",
+    "choice": ("Answer: the letter(s) of your choice, e.g. B or AC.", "作答：输入选项字母，如 B 或 AC。"),
+    "numeric": ("Answer: a number (a unit after it is fine).", "作答：输入一个数（可带单位）。"),
+    "shape": ("Answer: a shape such as (B, H, T, T).", "作答：输入形状，如 (B, H, T, T)。"),
+    "open": ("Answer: any number of lines, then an empty line.", "作答：可写多行，以空行结束。"),
 }
 
 
-def _seconds(result: Result) -> str:
+def _seconds(result: Result, lang: str) -> str:
     used = f"{result.seconds:.0f}s / {result.limit}s"
     if result.cut_off:
-        return f"[red]{used} time ran out[/]"
-    return f"[yellow]{used} over time[/]" if result.over_time else used
+        return f"[red]{used} {t('time_ran_out', lang)}[/]"
+    return f"[yellow]{used} {t('over_time', lang)}[/]" if result.over_time else used
 
 
-def _outcome(result: Result) -> str:
+def _mark(correct: bool, lang: str) -> str:
+    return f"[green]✔ {t('right', lang)}[/]" if correct else f"[red]✘ {t('wrong', lang)}[/]"
+
+
+def _outcome(result: Result, lang: str) -> str:
     if not result.rated:
-        return "[dim]not rated[/]"
+        return f"[dim]{t('not_rated', lang)}[/]"
+    rating = t(result.rating.label, lang)
     if result.correct is None:
-        return result.rating.label
-    mark = "[green]✔ right[/]" if result.correct else "[red]✘ wrong[/]"
-    return mark if result.rating.label == "Good" or not result.correct else f"{mark} ({result.rating.label})"
+        return rating
+    mark = _mark(result.correct, lang)
+    return mark if result.rating.label == "Good" or not result.correct else f"{mark} ({rating})"
 
 
 class QuizView:
@@ -53,40 +59,41 @@ class QuizView:
             if len(q.correct_set) > 1:
                 self.console.print(f"  [dim](choose {len(q.correct_set)})[/]")
         if not self.interactive:
-            self.console.print(_LINE_HINTS[q.type])
+            self.console.print(_LINE_HINTS[q.type][self.lang == "zh"])
 
     def feedback(self, result: Result) -> None:
         q = result.question
         if result.correct is not None:
-            mark = "[green]✔ right[/]" if result.correct else "[red]✘ wrong[/]"
-            self.console.print(f"{mark}  answer: {correct_answer(q, self.lang)}  [dim]({_seconds(result)})[/]")
+            answer = f"{t('answer', self.lang)}: {correct_answer(q, self.lang)}"
+            self.console.print(f"{_mark(result.correct, self.lang)}  {answer}  [dim]({_seconds(result, self.lang)})[/]")
             if not result.correct:  # a miss is when the worked reasoning teaches most
                 self._reference(q)
             return
-        self.console.print(f"[dim]{_seconds(result)}[/]")
+        self.console.print(f"[dim]{_seconds(result, self.lang)}[/]")
         self._reference(q)
-        self.console.print("[bold]" + ("Key points" if self.lang == "en" else "要点") + "[/]  [dim](✔ = a keyword of it is in your answer)[/]")
+        self.console.print(f"[bold]{t('key_points', self.lang)}[/]  [dim]{t('key_point_hint', self.lang)}[/]")
         for point, hit in zip(q.key_points, result.matched):
             self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {point.get(self.lang)}")
         if not self.interactive:
-            self.console.print("Rate yourself: 1 Again, 2 Hard, 3 Good, 4 Easy.")
+            self.console.print(t("rate_hint", self.lang))
 
     def _reference(self, q) -> None:
-        title = "reference answer" if self.lang == "en" else "参考答案"
-        self.console.print(Panel(Markdown(q.answer.get(self.lang)), title=title, title_align="left", border_style="green"))
+        self.console.print(Panel(Markdown(q.answer.get(self.lang)), title=t("reference", self.lang), title_align="left", border_style="green"))
 
     def summary(self, summary: Summary, streak: str | None = None) -> None:
-        table = Table(title=f"{summary.kind} · {len(summary.results)}/{summary.total} answered", title_justify="left")
-        for name in ("#", "question", "level", "result", "time"):
-            table.add_column(name, justify="right" if name == "#" else "left")
+        lang = self.lang
+        table = Table(title=f"{summary.kind} · {len(summary.results)}/{summary.total} {t('answered', lang)}", title_justify="left")
+        table.add_column("#", justify="right")
+        for name in ("question", "level", "result", "time"):
+            table.add_column(t(name, lang))
         for n, r in enumerate(summary.results, 1):
-            table.add_row(str(n), r.question.id, r.question.level, _outcome(r), _seconds(r))
+            table.add_row(str(n), r.question.id, r.question.level, _outcome(r, lang), _seconds(r, lang))
         self.console.print(table)
         levels = "  ".join(f"{level} {p}/{a}" for level, (p, a) in summary.by_level().items())
         passed = sum(r.passed for r in summary.results)
-        self.console.print(f"[bold]score {passed}/{len(summary.results)}[/]  {levels}")
+        self.console.print(f"[bold]{t('score', lang)} {passed}/{len(summary.results)}[/]  {levels}")
         if not summary.complete:
-            self.console.print(f"[yellow]stopped early ({summary.stopped}): the {len(summary.results)} answers given are saved.[/]")
+            self.console.print(f"[yellow]{t('stopped_early', lang, why=summary.stopped, n=len(summary.results))}[/]")
         if streak:
             self.console.print(streak)
 

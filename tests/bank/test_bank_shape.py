@@ -64,7 +64,9 @@ def test_every_topic_has_a_sixty_second_answer(bank):
     for topic in MIN_BY_TOPIC:
         pitches = [q for q in bank.select(topics=[topic], tags=["pitch"])]
         assert pitches, topic
-        assert all(q.type == "open" and q.time_limit == 60 for q in pitches), topic
+        for q in pitches:
+            assert q.type == "open" and q.time_limit == 60, q.id
+            assert 100 <= len(q.answer.en.split()) <= 180, f"{q.id}: a 60-second answer is ~120-160 spoken words"
 
 
 def _numbers(text: str) -> list[float]:

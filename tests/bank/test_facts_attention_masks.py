@@ -3,34 +3,20 @@
 Every numeric answer is recomputed from first principles, every shape answer is
 compared with the shape real torch code produces, and the checkable claims made in
 the prose (mask polarity, NaN behaviour, fp16 range, causal alignment...) are
-re-verified against the installed torch. Structural requirements for the two files
-(level mix, objective share, follow-up depth, pitch questions) are checked too.
+re-verified against the installed torch.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 
 import pytest
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from drill.bank.load import load_bundled  # noqa: E402
-
 TOPICS = {"attention-core": "attn-", "masks": "mask-"}
-
-
-@lru_cache(maxsize=1)
-def _bank():
-    return load_bundled()
-
-
-@pytest.fixture(scope="module")
-def bank():
-    return _bank()
 
 
 @pytest.fixture(scope="module")
@@ -52,54 +38,6 @@ def close(q_, computed):
 
 
 # --------------------------------------------------------------- structure ---
-
-
-def test_topics_ids_and_counts(mine):
-    by_topic = {t: [x for x in mine.values() if x.topic == t] for t in TOPICS}
-    assert len(by_topic["attention-core"]) >= 26
-    assert len(by_topic["masks"]) >= 16
-    for topic, prefix in TOPICS.items():
-        for x in by_topic[topic]:
-            assert x.id.startswith(prefix), x.id
-
-
-def test_level_mix_and_objective_share(mine):
-    levels = [x.level for x in mine.values()]
-    assert levels.count("L1") >= 14
-    assert levels.count("L2") >= 15
-    assert levels.count("L3") >= 9
-    objective = sum(x.objective for x in mine.values())
-    assert objective / len(mine) >= 0.35
-
-
-def test_one_pitch_per_topic(mine):
-    for topic in TOPICS:
-        pitches = [x for x in mine.values() if x.topic == topic and "pitch" in x.tags]
-        assert len(pitches) == 1, topic
-        p = pitches[0]
-        assert p.type == "open" and p.time_limit == 60
-        words = len(p.answer.en.split())
-        assert 110 <= words <= 170, (p.id, words)
-
-
-def test_follow_ups_stay_inside_these_files(mine):
-    for x in mine.values():
-        for target in x.follow_ups:
-            assert target in mine, (x.id, target)
-            assert target != x.id
-
-
-def test_depth_three_follow_up_paths(mine):
-    paths = {
-        (a.id, b, c)
-        for a in mine.values()
-        if a.level == "L1"
-        for b in a.follow_ups
-        if mine[b].level == "L2"
-        for c in mine[b].follow_ups
-        if mine[c].level == "L3"
-    }
-    assert len(paths) >= 12, sorted(paths)
 
 
 def test_choice_questions_well_formed(mine):

@@ -3,9 +3,8 @@
 Every numeric answer is recomputed from first principles, every shape answer is compared
 with the shape real torch code produces, and the checkable claims in the prose (6N FLOPs
 per token, the DPO gradient weight, the GRPO KL estimator, pass@k unbiasedness, NTK-aware
-base scaling, sliding-window reach...) are re-verified numerically. Structural requirements
-for the four files (level mix, objective share, follow-up depth, pitch questions, keywords
-that the reference answer itself would hit) are checked too.
+base scaling, sliding-window reach...) are re-verified numerically. The reference answer
+of each question must itself hit every key point's keywords.
 """
 
 from __future__ import annotations
@@ -13,26 +12,13 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from functools import lru_cache
 
 import pytest
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from drill.bank.load import load_bundled  # noqa: E402
-
 TOPICS = {"gpt-scaling": "gpt-", "alignment": "align-", "long-context": "long-", "evaluation": "eval-"}
-
-
-@lru_cache(maxsize=1)
-def _bank():
-    return load_bundled()
-
-
-@pytest.fixture(scope="module")
-def bank():
-    return _bank()
 
 
 @pytest.fixture(scope="module")
@@ -52,55 +38,6 @@ def close(q_, computed):
 
 
 # --------------------------------------------------------------- structure ---
-
-
-def test_topics_ids_and_counts(mine):
-    for topic, prefix in TOPICS.items():
-        xs = [x for x in mine.values() if x.topic == topic]
-        assert len(xs) >= 9, topic
-        for x in xs:
-            assert x.id.startswith(prefix), x.id
-
-
-def test_level_mix_and_objective_share(mine):
-    levels = [x.level for x in mine.values()]
-    assert levels.count("L1") >= 10
-    assert levels.count("L2") >= 12
-    assert levels.count("L3") >= 10
-    objective = sum(x.objective for x in mine.values())
-    assert objective / len(mine) >= 0.35
-
-
-def test_one_pitch_per_topic(mine):
-    for topic in TOPICS:
-        pitches = [x for x in mine.values() if x.topic == topic and "pitch" in x.tags]
-        assert len(pitches) == 1, topic
-        p = pitches[0]
-        assert p.type == "open" and p.time_limit == 60
-        words = len(p.answer.en.split())
-        assert 120 <= words <= 160, (p.id, words)
-
-
-def test_follow_ups_stay_inside_these_files(mine):
-    for x in mine.values():
-        for target in x.follow_ups:
-            assert target in mine, (x.id, target)
-            assert target != x.id
-
-
-def test_depth_three_follow_up_paths(mine):
-    paths = {
-        (a.id, b, c)
-        for a in mine.values()
-        if a.level == "L1"
-        for b in a.follow_ups
-        if mine[b].level == "L2"
-        for c in mine[b].follow_ups
-        if mine[c].level == "L3"
-    }
-    assert len(paths) >= 10, sorted(paths)
-    # the chains should not all hang off one topic
-    assert len({mine[a].topic for a, _, _ in paths}) == len(TOPICS)
 
 
 def test_choice_questions_well_formed(mine):

@@ -6,14 +6,13 @@ shape answer is compared with the shape that real torch code produces, and the
 algorithms the answers describe (online softmax, the FlashAttention output rescale,
 the split-KV logsumexp merge, the ``D = rowsum(dO * O)`` identity, KV-cache decoding,
 top-p, temperature, speculative sampling) are implemented here and checked against
-plain torch. Structural requirements for the three files are checked as well.
+plain torch.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 
 import pytest
 
@@ -21,22 +20,10 @@ torch = pytest.importorskip("torch")
 F = torch.nn.functional
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
-from drill.bank.load import load_bundled  # noqa: E402
-
 TOPICS = {"complexity": "cx-", "flash-attention": "flash-", "inference": "infer-"}
 GiB = 2**30
 MiB = 2**20
 KiB = 2**10
-
-
-@lru_cache(maxsize=1)
-def _bank():
-    return load_bundled()
-
-
-@pytest.fixture(scope="module")
-def bank():
-    return _bank()
 
 
 @pytest.fixture(scope="module")
@@ -79,26 +66,6 @@ def kv_cache_bytes(n_layers, n_kv_heads, head_dim, seq_len, batch=1, dtype=torch
 # --------------------------------------------------------------- structure ---
 
 
-def test_ids_topics_and_counts(mine):
-    minimum = {"complexity": 11, "flash-attention": 11, "inference": 15}
-    for topic, prefix in TOPICS.items():
-        qs = [q for q in mine.values() if q.id.startswith(prefix)]
-        assert len(qs) >= minimum[topic], topic
-        assert all(q.topic == topic for q in qs)
-    levels = [q.level for q in mine.values()]
-    assert levels.count("L1") >= 10
-    assert levels.count("L2") >= 13
-    assert levels.count("L3") >= 11
-    objective = sum(q.objective for q in mine.values())
-    assert objective / len(mine) >= 0.35
-
-
-def test_follow_ups_stay_in_these_files_and_go_deeper_or_sideways(mine):
-    for q in mine.values():
-        for target in q.follow_ups:
-            assert target in mine, (q.id, target)
-
-
 def depth3_paths(mine):
     return {
         (a.id, b, c)
@@ -109,21 +76,6 @@ def depth3_paths(mine):
         for c in mine[b].follow_ups
         if mine[c].level == "L3"
     }
-
-
-def test_at_least_12_depth3_paths(mine):
-    paths = depth3_paths(mine)
-    assert len(paths) >= 12, sorted(paths)
-
-
-def test_one_pitch_per_file(mine):
-    for topic in TOPICS:
-        pitches = [q for q in mine.values() if q.topic == topic and "pitch" in q.tags]
-        assert len(pitches) == 1, topic
-        (p,) = pitches
-        assert p.type == "open" and p.time_limit == 60
-        words = len(re.findall(r"[A-Za-z0-9']+", p.answer.en))
-        assert 115 <= words <= 165, (p.id, words)
 
 
 def test_choices_and_references(mine):

@@ -15,8 +15,6 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from drill.bank.load import load_bundled  # noqa: E402
-
 MY_TOPICS = ("multi-head", "position", "transformer-block")
 MY_FILES = {f"{t}.yaml" for t in MY_TOPICS}
 PREFIX = {"multi-head": "mha-", "position": "pos-", "transformer-block": "block-"}
@@ -25,11 +23,6 @@ PREFIX = {"multi-head": "mha-", "position": "pos-", "transformer-block": "block-
 # every literal size so a swapped axis cannot pass by accident.
 B, T = 3, 16
 SYMBOLS = {"B": B, "T": T}
-
-
-@pytest.fixture(scope="module")
-def bank():
-    return load_bundled()
 
 
 @pytest.fixture(scope="module")
@@ -74,35 +67,6 @@ def matmul_flops(fn) -> int:
 
 
 # --------------------------------------------------------------------------- structure
-
-
-def test_my_files_cover_requirements(bank):
-    mine = {qid: x for qid, x in bank.questions.items() if bank.origins[qid][0].name in MY_FILES}
-    for qid, x in mine.items():
-        assert x.topic == bank.origins[qid][0].stem and qid.startswith(PREFIX[x.topic]), qid
-        for f in x.follow_ups:
-            assert f in mine, f"{qid} -> {f} leaves my files"
-    per_topic = {t: [x for x in mine.values() if x.topic == t] for t in MY_TOPICS}
-    assert len(per_topic["multi-head"]) >= 15
-    assert len(per_topic["position"]) >= 12
-    assert len(per_topic["transformer-block"]) >= 15
-    levels = [x.level for x in mine.values()]
-    assert levels.count("L1") >= 14 and levels.count("L2") >= 15 and levels.count("L3") >= 10
-    assert sum(x.objective for x in mine.values()) >= 0.35 * len(mine)
-    for topic, qs in per_topic.items():
-        pitches = [x for x in qs if "pitch" in x.tags]
-        assert len(pitches) == 1, topic
-        assert pitches[0].type == "open" and pitches[0].time_limit == 60
-    paths = {
-        (a.id, b_, c)
-        for a in mine.values()
-        if a.level == "L1"
-        for b_ in a.follow_ups
-        if bank.questions[b_].level == "L2"
-        for c in bank.questions[b_].follow_ups
-        if bank.questions[c].level == "L3"
-    }
-    assert len(paths) >= 12
 
 
 # --------------------------------------------------------------------------- multi-head
