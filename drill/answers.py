@@ -16,8 +16,8 @@ LETTERS = "ABCDEFGH"
 REL_EPSILON = 1e-9  # tolerance 0 still forgives float round-off in "0.1 + 0.2"-style answers
 
 _NUMBER = re.compile(
-    r"""^\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(?P<unit>\S.*)?$"""
-)
+    r"""^\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(?P<unit>(?![\d.^*/×]|,\s*\d)\S.*)?$"""
+)  # a unit never starts like more arithmetic: "4/3", "2^30" or "1,5" are not the number 4, 2 or 1
 _CHOICE_SEPARATORS = re.compile(r"[\s,;/+&]+")
 _TORCH_SIZE = re.compile(r"^\s*(?:torch\.)?size\s*\((.*)\)\s*$", re.IGNORECASE)
 _SHAPE_SPLIT = re.compile(r",|×|\s+x\s+", re.IGNORECASE)

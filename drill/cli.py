@@ -34,10 +34,12 @@ _state = {"debug": False}
 
 
 def _fail(exc: DrillError) -> None:
+    from rich.markup import escape
+
     from drill.views.console import err
 
-    for line in exc.lines:
-        err.print(f"[red]error:[/] {line}" if len(exc.lines) == 1 else line, markup=len(exc.lines) == 1)
+    for line in exc.lines:  # messages quote user input and bank text: never markup
+        err.print(f"[red]error:[/] {escape(line)}" if len(exc.lines) == 1 else line, markup=len(exc.lines) == 1)
     raise typer.Exit(int(exc.exit_code))
 
 
@@ -264,15 +266,20 @@ def review_cmd(
     bank: BankOpt = None,
 ) -> None:
     """Questions due for spaced review (FSRS), most overdue first."""
+    import json
+
     from drill import quiz, review, store
     from drill.bank.load import load_bank
     from drill.play import play
-    from drill.views.console import err, out
+    from drill.views.console import out
 
     lang, loaded, conn = resolve_lang(lang), load_bank(bank), store.connect()
     due = review.due_now(conn, set(loaded.questions))
     if not due:
-        (err if as_json else out).print("Nothing is due for review. Run `drill quiz` to learn new questions.")
+        if as_json:
+            print(json.dumps({"kind": "review", "status": "nothing-due", "answered": 0, "total": 0, "results": []}))
+        else:
+            out.print("Nothing is due for review. Run `drill quiz` to learn new questions.")
         return
     questions = [loaded.questions[qid] for qid in due[:limit]]
     options = {"limit": limit, "time": seconds, "lang": lang, "strict": strict}

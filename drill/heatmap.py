@@ -55,5 +55,6 @@ def grid(days: dict[date, Day], frozen: set[date], today: date, goal: int, weeks
     first = start(today, weeks)
     for offset in range((today - first).days + 1):
         d = first + timedelta(days=offset)
-        rows[d.weekday()][offset // 7] = Cell(d, level(days.get(d, Day()), goal), d in frozen, d == today)
+        row, column = place(d, today, weeks)
+        rows[row][column] = Cell(d, level(days.get(d, Day()), goal), d in frozen, d == today)
     return rows

@@ -30,7 +30,9 @@ def bundled_bank_dir() -> Path:
     for candidate in (PACKAGE_DIR / "questions", PACKAGE_DIR.parent / "questions"):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError("bundled question bank not found")
+    from drill.errors import DrillError
+
+    raise DrillError(f"the bundled question bank is missing from {PACKAGE_DIR}: reinstall drill")
 
 
 def extra_bank_paths() -> list[Path]:

@@ -42,10 +42,8 @@ def _hangup_as_interrupt() -> Iterator[None]:
 
 
 def _streak(conn: sqlite3.Connection) -> str | None:
-    try:
-        from drill.streak import streak_line
-    except ImportError:
-        return None
+    from drill.streak import streak_line
+
     return streak_line(conn) or None
 
 

@@ -251,9 +251,10 @@ def insert_attempt(
 
 
 def last_ratings(conn: sqlite3.Connection) -> dict[str, int]:
-    """The rating of each question's latest attempt."""
+    """The rating of each question's latest attempt, by answer time (imported attempts get new, higher ids)."""
     rows = conn.execute(
-        "SELECT question_id, rating FROM attempts a WHERE id = (SELECT MAX(id) FROM attempts b WHERE b.question_id = a.question_id)"
+        "SELECT question_id, rating FROM attempts a WHERE id = (SELECT id FROM attempts b WHERE b.question_id = a.question_id"
+        " ORDER BY answered_at DESC, id DESC LIMIT 1)"
     )
     return {r["question_id"]: r["rating"] for r in rows}
 

@@ -105,3 +105,10 @@ def test_piped_list_is_the_plain_text_of_the_styled_one(drill_home):
     assert "\x1b[" in styled and "\x1b[" not in plain
     unstyled = re.sub(r"\x1b\[[0-9;]*m", "", styled)
     assert [line.rstrip() for line in unstyled.splitlines()] == plain.splitlines()
+
+
+def test_show_prints_bracketed_bank_text_literally():
+    """Key points such as "shape [n, m]" must not be eaten as rich markup tags."""
+    result = runner.invoke(app, ["bank", "show", "attn-formula-steps", "--lang", "en"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.stderr
+    assert "shape [n, m]." in result.stdout

@@ -60,3 +60,10 @@ def test_debug_flag_shows_the_traceback():
     result = runner.invoke(app, ["--debug", "bank", "show", "no-such-id"])
     assert result.exit_code != 0
     assert result.exception is not None and type(result.exception).__name__ == "DrillError"
+
+
+def test_error_messages_print_user_text_literally():
+    """A value that looks like rich markup is quoted as typed, not parsed (no MarkupError traceback)."""
+    result = runner.invoke(app, ["config", "set", "lang", "[/]"])
+    assert result.exit_code == 2
+    assert "error: config lang: '[/]' must be one of en, zh" in result.stderr

@@ -37,13 +37,13 @@ def test_single_and_multi_choice(bank):
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("4", 4.0), ("4.0", 4.0), ("4 GiB", 4.0), ("4GiB", 4.0), ("4e9", 4e9), ("1,024", 1024.0), ("-0.5", -0.5), (".5", 0.5), ("1,000,000 tokens", 1e6)],
+    [("4", 4.0), ("4.0", 4.0), ("4 GiB", 4.0), ("4GiB", 4.0), ("4e9", 4e9), ("1,024", 1024.0), ("-0.5", -0.5), (".5", 0.5), ("1,000,000 tokens", 1e6), ("4x", 4.0), ("4-bit", 4.0), ("4 GiB/s", 4.0), ("25%", 25.0)],
 )
 def test_parse_number(text, value):
     assert parse_number(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "four", "GiB 4", "--4"])
+@pytest.mark.parametrize("text", ["", "four", "GiB 4", "--4", "4/3", "4 / 3", "2^30", "2**30", "1,5", "4 × 10^9", "4.5.6"])
 def test_parse_number_rejects(text):
     assert parse_number(text) is None
 
@@ -107,3 +107,14 @@ def test_objective_rating(correct, over, cut, rating):
 @pytest.mark.parametrize(("text", "rating"), [("1", Rating.AGAIN), ("4", Rating.EASY), (" good ", Rating.GOOD), ("h", Rating.HARD), ("0", None), ("", None), ("5", None)])
 def test_parse_rating(text, rating):
     assert parse_rating(text) == rating
+
+
+def test_numeric_answer_is_shown_exactly(bank):
+    """A large value is shown digit for digit, never rounded to 6 significant digits."""
+    from msgspec.structs import replace
+
+    from drill.views.bank_view import correct_answer
+
+    q = bank.get("fx-numeric")
+    assert correct_answer(replace(q, value=536870912.0, tolerance=0.0, unit=""), "en") == "536870912"
+    assert correct_answer(replace(q, value=5.88e23, tolerance=0.25, unit="FLOPs"), "en") == "5.88e+23 ± 0.25 FLOPs"

@@ -90,3 +90,11 @@ def test_review_command_asks_due_questions(bank):
 def test_review_with_nothing_due():
     result = CliRunner().invoke(app, ["review", "--bank", str(FIXTURE)])
     assert result.exit_code == 0 and "Nothing is due" in result.stdout
+
+
+def test_review_json_with_nothing_due_is_still_json(drill_home):
+    import json
+
+    result = CliRunner().invoke(app, ["review", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {"kind": "review", "status": "nothing-due", "answered": 0, "total": 0, "results": []}

@@ -113,3 +113,18 @@ def test_attempt_stamps_and_hash(drill_home):
     assert row["answered_at"].endswith("+00:00") and "+" not in row["local_time"]
     assert isinstance(row["utc_offset_min"], int)
     assert store.last_ratings(conn) == {"fx-open": 2}
+
+
+def test_last_rating_is_the_latest_answered_not_the_latest_inserted(drill_home):
+    """An imported older attempt gets a higher id; it must not hide the newer local answer."""
+    from datetime import datetime, timezone
+
+    from drill.bank.load import load_paths
+
+    q = load_paths([Path(__file__).parent / "fixtures" / "quiz_bank.yaml"]).get("fx-open")
+    conn = store.connect()
+    with store.transaction(conn):
+        for rating, day in ((1, 5), (4, 1)):  # inserted newest first, as after a history import
+            store.insert_attempt(conn, session_id=None, question=q, answer="x", correct=None, rating=rating, seconds=1,
+                                 time_limit=30, timed_out=False, now=datetime(2024, 3, day, 12, tzinfo=timezone.utc))  # fmt: skip
+    assert store.last_ratings(conn) == {"fx-open": 1}

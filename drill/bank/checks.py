@@ -40,6 +40,8 @@ def _is_clean(q) -> bool:
     for text in texts:
         if text.en.isspace() or text.zh.isspace():
             return False
+    if any(word.isspace() for point in q.key_points for word in point.keywords.all()):
+        return False
     return all(map(_SLUG.match, q.tags)) and all(map(_SLUG.match, q.follow_ups))
 
 
@@ -58,6 +60,11 @@ def question_problems(q) -> list[Problem]:
         for lang in ("en", "zh"):
             if getattr(text, lang).isspace():  # msgspec already rejects ""
                 problems.append(([*keys, lang], f"{'.'.join(map(str, keys))}.{lang}: text is empty"))
+    for i, point in enumerate(q.key_points):
+        for lang in ("en", "zh"):
+            for j, word in enumerate(getattr(point.keywords, lang)):
+                if word.isspace():
+                    problems.append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: a blank keyword matches any answer"))
     for field in ("tags", "follow_ups"):
         for i, value in enumerate(getattr(q, field)):
             if not _SLUG.match(value):

@@ -68,6 +68,7 @@ class Worker:
         self._pending = b""
         self._tail = b""
         self._printed = 0
+        self._closed = False
         try:
             event = self._next_event(time.monotonic() + STARTUP_LIMIT)
         except Stopped as exc:
@@ -86,15 +87,15 @@ class Worker:
     def grade(self, request: dict, timeout: float, on_event: Event = lambda e: None) -> Report:
         """Send one request and collect its report; never raises for what the user's code does."""
         report = Report(task=request.get("task") or "unknown", device=request.get("device", "auto"))
-        deadline = self._send(request, timeout)
         try:
+            deadline = self._send(request, timeout)
             while True:
                 event = self._next_event(deadline, timeout)
                 kind = event.get("event")
                 if kind == "report":
                     return Report.from_wire(event["report"])
                 if kind == "usage_error":
-                    raise DrillError(event["message"])
+                    raise DrillError(event["message"], exit_code=ExitCode(event["exit_code"]))
                 if kind == "start":
                     report.task, report.device = event["task"], event["device"]
                 elif kind == "check":
@@ -109,14 +110,14 @@ class Worker:
 
     def bench(self, request: dict, timeout: float) -> dict:
         """Run a ``--bench`` request (see drill.grade.bench); its result as plain data."""
-        deadline = self._send({**request, "kind": "bench"}, timeout)
         try:
+            deadline = self._send({**request, "kind": "bench"}, timeout)
             while True:
                 event = self._next_event(deadline, timeout)
                 if event.get("event") == "bench":
                     return event["result"]
                 if event.get("event") == "usage_error":
-                    raise DrillError(event["message"])
+                    raise DrillError(event["message"], exit_code=ExitCode(event["exit_code"]))
         except Stopped as exc:
             self.close()
             raise DrillError(f"--bench: {exc}", exit_code=ExitCode.FAILED) from None
@@ -126,11 +127,18 @@ class Worker:
 
     def _send(self, request: dict, timeout: float) -> float:
         self._printed, self._tail = 0, b""
-        os.write(self._requests, (json.dumps(request) + "\n").encode())
+        try:
+            os.write(self._requests, (json.dumps(request) + "\n").encode())
+        except BrokenPipeError:  # it died since the last request
+            raise self._ended() from None
         return time.monotonic() + timeout
 
     def close(self) -> None:
-        """Stop the worker and everything it started."""
+        """Stop the worker and everything it started. Idempotent: a second close must not
+        close fd numbers that another Worker (started by a background thread) may now own."""
+        if self._closed:
+            return
+        self._closed = True
         for fd in (self._requests, self._results):
             try:
                 os.close(fd)
@@ -183,7 +191,10 @@ class Worker:
         except subprocess.TimeoutExpired:
             return Stopped("isolation.exit", f"closed its result channel without finishing.{self._last_output()}")
         if code < 0:
-            name = signal.Signals(-code).name
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:  # a real-time signal has no name
+                name = f"signal {-code}"
             what = " (a segmentation fault)" if name == "SIGSEGV" else ""
             return Stopped("isolation.crash", f"the process was killed by {name}{what}.{self._last_output()}")
         return Stopped(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import sys
 import traceback
@@ -41,7 +42,8 @@ def load_user_file(path: Path) -> ModuleType:
     """Execute the file as a fresh module; raise UserCodeError on any failure."""
     path = path.resolve()
     name = f"drill_user_{abs(hash((str(path), path.stat().st_mtime_ns)))}"
-    spec = importlib.util.spec_from_file_location(name, path)
+    # An explicit loader: without it a file not named *.py has no spec at all.
+    spec = importlib.util.spec_from_file_location(name, path, loader=importlib.machinery.SourceFileLoader(name, str(path)))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

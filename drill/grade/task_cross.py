@@ -126,7 +126,7 @@ class CrossTask:
         x, context = (t.float().requires_grad_() for t in (x64, c64))
         out = self.forward(ctx, built.module, x, context, mask)
         expect_shape(out, x.shape)
-        ctx.call(lambda: (out * seed_grad.float()).sum().backward())
+        ctx.call(lambda: (out * seed_grad.float()).sum().backward(), watch=False)
         grads = {}
         for precision in (torch.float64, torch.float32):
             leaves = [t.detach().clone().to(precision).requires_grad_() for t in (x64, c64)]

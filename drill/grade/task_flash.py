@@ -30,6 +30,7 @@ NUMERICAL_CASES = ((40, 16), (48, 16), (40, 64), (37, 7))
 # The memory check: a tiled kernel peaks at H*T*block = 25 600 elements, one head's scores are 40 000.
 MEMORY = (1, 2, 200, 16, 64)  # B, H, T, D, block_size
 PROBE_BLOCK = 32  # diagnosis probes use T=100: three full key blocks and a partial one
+ALL_BLOCKS = 10**9  # FlashVariant.causal_blocks of a kernel that ignores causal when choosing key blocks
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class FlashVariant:
     base: Variant = CORRECT
     rescale: str = "both"  # | none: l and acc never corrected | sum-only: l corrected, acc not
     normalise: bool = True  # False: acc returned without / l
-    causal_blocks: int = 0  # -1: query block i visits key blocks 0..i-1 only
+    causal_blocks: int = 0  # -1: query block i visits key blocks 0..i-1 only; ALL_BLOCKS: every key block
     tail: bool = True  # False: T // block_size blocks, the last partial one dropped
 
 
@@ -118,7 +119,7 @@ def gradient_check(ctx: Context):
     leaves = [t.float().requires_grad_() for t in base]
     out = run(ctx, *leaves, True, 16)
     expect_shape(out, seed_grad.shape)
-    ctx.call(lambda: (out * seed_grad.float()).sum().backward())
+    ctx.call(lambda: (out * seed_grad.float()).sum().backward(), watch=False)
     grads = {}
     for precision in (torch.float64, torch.float32):
         refs = [t.detach().clone().to(precision).requires_grad_() for t in base]
@@ -167,7 +168,6 @@ def memory_check(ctx: Context):
             )
         peaks.append(spy.size)
     return outcome("pass", f"T={t}, block_size={block}: largest tensor {max(peaks)} elements (< {limit} = T x T)")
-
 
 
 def future_leak_check(ctx: Context):
@@ -269,7 +269,8 @@ class FlashTask:
             ("scale-by-d", FlashVariant(base=replace(CORRECT, scale="d"))),
             ("causal-off-by-one", FlashVariant(base=replace(CORRECT, causal=1))),
             ("causal-blocks-self", FlashVariant(base=replace(CORRECT, causal=-1))),
-            ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"))),
+            ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"))),  # no mask in the diagonal tile
+            ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"), causal_blocks=ALL_BLOCKS)),
             ("k-v-swapped", FlashVariant(base=replace(CORRECT, order=(0, 2, 1)))),
         )
 

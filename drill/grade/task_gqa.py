@@ -147,7 +147,7 @@ class GqaTask(ModuleTask):
         x = ctx.randn(b, t, h * hd, gen=gen, dtype=torch.float64)
         eye = torch.eye(t, dtype=torch.bool, device=ctx.device)
         masks = (None, padding_mask((t, 2), t, ctx.device), random_mask((b, 1, t, t), gen, ctx.device) | eye)
-        return [Probe(self, ctx, built, x, m) for m in masks]
+        return [Probe(self, built, x, m) for m in masks]
 
     def hypotheses(self, ctx: Context):
         found = [("gqa-head-mapping", GqaVariant(mapping="repeat"))]

@@ -279,8 +279,8 @@ class ModuleTask:
         if self.causal:
             masks = (None,)
         else:
-            masks = (None, padding_mask((5, 2), BASE[1], ctx.device), mask | torch.eye(BASE[1], dtype=torch.bool))
-        return [Probe(self, ctx, built, x, m) for m in masks]
+            masks = (None, padding_mask((5, 2), BASE[1], ctx.device), mask | torch.eye(BASE[1], dtype=torch.bool, device=ctx.device))
+        return [Probe(self, built, x, m) for m in masks]
 
     def hypotheses(self, ctx: Context):
         found = list(PROJECTION_HYPOTHESES)
@@ -301,7 +301,6 @@ class ModuleTask:
 @dataclass(frozen=True)
 class Probe:
     task: ModuleTask
-    ctx: Context
     built: Built
     x: torch.Tensor
     mask: torch.Tensor | None

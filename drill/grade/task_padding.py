@@ -51,7 +51,7 @@ def shape_check(ctx: Context, lengths, t, causal):
     out = run(ctx, lengths, t, causal)
     if out.dtype != torch.bool:
         return outcome("fail", f"mask dtype is {out.dtype}, expected torch.bool", "mask-not-bool")
-    if out.device != ctx.device:
+    if out.device.type != ctx.device.type:  # ctx.device is "cuda", a tensor's "cuda:0"
         return outcome("fail", f"mask is on {out.device}, lengths are on {ctx.device}")
     return outcome("pass", f"bool {list(out.shape)}")
 

@@ -2,8 +2,8 @@
 
 A task is a name, the entry point the user's file must define, and the dotted path of an
 object with ``checks(ctx)``, ``probes(ctx)`` and ``hypotheses(ctx)`` (see drill/grade/task_sdpa.py).
-Adding a task (padding, cross, gqa, kv_cache, rope...) is one ``register`` call and one module;
-the engine, the worker and the report need no change.
+Adding a task is one ``register`` call and one module (a composite task also goes early in
+DETECT_ORDER); the engine, the worker and the report need no change.
 """
 
 from __future__ import annotations

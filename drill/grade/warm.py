@@ -25,7 +25,11 @@ class WarmGrader:
     def _start(self) -> Worker:
         worker = Worker(self._threads)
         if self._warmup:
-            worker.grade(self._warmup, STARTUP_GRADE_TIMEOUT)
+            try:
+                worker.grade(self._warmup, STARTUP_GRADE_TIMEOUT)
+            except BaseException:
+                worker.close()
+                raise
         return worker
 
     def _worker(self) -> Worker:
@@ -44,7 +48,7 @@ class WarmGrader:
         return report
 
     def close(self) -> None:
-        self._next.add_done_callback(lambda f: f.exception() or f.result().close())
+        self._next.add_done_callback(lambda f: f.cancelled() or f.exception() or f.result().close())
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def __enter__(self) -> WarmGrader:

@@ -36,7 +36,7 @@ def serve(requests, results) -> None:
                 continue
             report = run_battery(**request, emit=emit)
         except DrillError as exc:
-            emit({"event": "usage_error", "message": str(exc)})
+            emit({"event": "usage_error", "message": str(exc), "exit_code": int(exc.exit_code)})
         else:
             emit({"event": "report", "report": report.to_wire()})
 

@@ -67,15 +67,16 @@ def correct_answer(q, lang: str) -> str:
     if isinstance(q, ChoiceQuestion):
         return ", ".join(f"{LETTERS[i]}. {q.choices[i].get(lang)}" for i in sorted(q.correct_set))
     if isinstance(q, NumericQuestion):
-        tol = f" ± {q.tolerance:g}" if q.tolerance else ""
-        return f"{q.value:g}{tol} {q.unit}".strip()
+        tol = f" ± {q.tolerance:.15g}" if q.tolerance else ""  # plain :g would show 536870912 as 5.36871e+08
+        return f"{q.value:.15g}{tol} {q.unit}".strip()
     if isinstance(q, ShapeQuestion):
         return q.shape
     return ""
 
 
-def print_question(q, lang: str, with_answer: bool = True) -> None:
+def print_question(q, lang: str) -> None:
     from rich.markdown import Markdown
+    from rich.markup import escape
     from rich.panel import Panel
 
     from drill.views.console import out
@@ -84,23 +85,21 @@ def print_question(q, lang: str, with_answer: bool = True) -> None:
     out.print(Panel(Markdown(q.prompt.get(lang)), title=head, title_align="left"))
     if isinstance(q, ChoiceQuestion):
         for i, choice in enumerate(q.choices):
-            out.print(f"  [bold]{LETTERS[i]}[/]. {choice.get(lang)}")
-    if not with_answer:
-        return
+            out.print(f"  [bold]{LETTERS[i]}[/]. {escape(choice.get(lang))}")
     if q.objective:
-        out.print(f"[green]✔ {correct_answer(q, lang)}[/]")
+        out.print(f"[green]✔ {escape(correct_answer(q, lang))}[/]")
     out.print(Panel(Markdown(q.answer.get(lang)), title="answer" if lang == "en" else "参考答案", title_align="left", border_style="green"))
     out.print("[bold]" + ("Key points" if lang == "en" else "要点") + "[/]")
     for point in q.key_points:
-        out.print(f"  • {point.get(lang)}")
+        out.print(f"  • {escape(point.get(lang))}")
     if q.pitfalls:
         out.print("[bold]" + ("Pitfalls" if lang == "en" else "常见误区") + "[/]")
         for pitfall in q.pitfalls:
-            out.print(f"  ✗ {pitfall.get(lang)}")
+            out.print(f"  ✗ {escape(pitfall.get(lang))}")
     if q.follow_ups:
         out.print("[bold]" + ("Follow-ups" if lang == "en" else "追问") + f"[/]: {', '.join(q.follow_ups)}")
     for ref in q.references:
-        out.print(f"[dim]{ref}[/]")
+        out.print(f"[dim]{escape(ref)}[/]")
 
 
 def print_coverage(cov: Coverage, markdown: bool) -> None:
@@ -121,8 +120,10 @@ def print_coverage(cov: Coverage, markdown: bool) -> None:
 
 
 def print_sources(bank: Bank) -> None:
+    from rich.markup import escape
+
     from drill.views.console import out
 
     for path in bank.files:
         n = sum(1 for p, _ in bank.origins.values() if p == path)
-        out.print(f"  {path}  [dim]({n} questions)[/]")
+        out.print(f"  {escape(str(path))}  [dim]({n} questions)[/]")

@@ -1,4 +1,4 @@
-"""Rendering of history import/export results and written exports."""
+"""Rendering of history import/export results and written exports (plain text: paths may contain ``[``)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ LABELS = {"sessions": "sessions", "attempts": "attempts", "grade_runs": "grade r
 
 def print_exported(path: Path, counts: dict[str, int]) -> None:
     summary = ", ".join(f"{n} {LABELS[t]}" for t, n in counts.items())
-    out.print(f"wrote {path}: {summary}")
+    out.print(f"wrote {path}: {summary}", markup=False)
 
 
 def print_imported(path: Path, counts: Counts) -> None:
     added = ", ".join(f"{n} {LABELS[t]}" for t, n in counts.added.items() if n) or "nothing new"
     present = sum(counts.present.values())
-    out.print(f"imported {path}: {added}" + (f" ({present} already here, skipped)" if present else ""))
+    out.print(f"imported {path}: {added}" + (f" ({present} already here, skipped)" if present else ""), markup=False)
     for key, (local, theirs) in sorted(counts.config_kept.items()):
-        out.print(f"kept local config {key}={local} (the file has {theirs}; change it with: drill config set {key} {theirs})")
+        out.print(f"kept local config {key}={local} (the file has {theirs}; change it with: drill config set {key} {theirs})", markup=False)
 
 
 def print_written(path: Path, count: int) -> None:
-    out.print(f"wrote {count} questions to {path}")
+    out.print(f"wrote {count} questions to {path}", markup=False)

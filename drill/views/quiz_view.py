@@ -6,6 +6,7 @@ import json
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -55,7 +56,7 @@ class QuizView:
         self.console.print(Panel(Markdown(q.prompt.get(self.lang)), title=title, title_align="left", subtitle=f"{limit}s", subtitle_align="right"))
         if isinstance(q, ChoiceQuestion):
             for i, choice in enumerate(q.choices):
-                self.console.print(f"  [bold]{LETTERS[i]}[/]. {choice.get(self.lang)}")
+                self.console.print(f"  [bold]{LETTERS[i]}[/]. {escape(choice.get(self.lang))}")
             if len(q.correct_set) > 1:
                 self.console.print(f"  [dim](choose {len(q.correct_set)})[/]")
         if not self.interactive:
@@ -64,7 +65,7 @@ class QuizView:
     def feedback(self, result: Result) -> None:
         q = result.question
         if result.correct is not None:
-            answer = f"{t('answer', self.lang)}: {correct_answer(q, self.lang)}"
+            answer = f"{t('answer', self.lang)}: {escape(correct_answer(q, self.lang))}"
             self.console.print(f"{_mark(result.correct, self.lang)}  {answer}  [dim]({_seconds(result, self.lang)})[/]")
             if not result.correct:  # a miss is when the worked reasoning teaches most
                 self._reference(q)
@@ -73,7 +74,7 @@ class QuizView:
         self._reference(q)
         self.console.print(f"[bold]{t('key_points', self.lang)}[/]  [dim]{t('key_point_hint', self.lang)}[/]")
         for point, hit in zip(q.key_points, result.matched):
-            self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {point.get(self.lang)}")
+            self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {escape(point.get(self.lang))}")
         if not self.interactive:
             self.console.print(t("rate_hint", self.lang))
 

@@ -1,4 +1,4 @@
-"""Rich rendering of whiteboard sessions, ``drill tasks`` and ``drill grade --bench``."""
+"""Rich rendering of whiteboard sessions and ``drill tasks``."""
 
 from __future__ import annotations
 

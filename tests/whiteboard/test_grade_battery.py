@@ -1,7 +1,7 @@
 """The check battery, run in-process on every fixture: correct files pass, broken files name their bug.
 
 The battery is the exact code the worker runs; running it here keeps the matrix fast,
-while test_isolation.py and test_cli.py cover the child process.
+while test_grade_isolation.py and test_grade_cli.py cover the child process.
 """
 
 from __future__ import annotations

@@ -70,3 +70,23 @@ def test_real_subprocess_and_no_torch_in_the_cli_process():
     )
     assert done.returncode == 1, done.stderr
     assert "mask-inverted" in [d["code"] for d in json.loads(done.stdout)["diagnosis"]]
+
+
+def test_a_file_not_named_py_is_graded(tmp_path):
+    path = tmp_path / "attn.txt"
+    path.write_text((IMPLS / "correct" / "sdpa_matmul.py").read_text())
+    result = runner.invoke(app, ["grade", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["task"] == "sdpa"
+
+
+def test_a_kernel_failing_under_bench_exits_1(tmp_path):
+    path = tmp_path / "small_only.py"
+    source = (IMPLS / "correct" / "sdpa_matmul.py").read_text()
+    path.write_text(source + "\n\n_graded = scaled_dot_product_attention\n\n\n"
+                    "def scaled_dot_product_attention(q, k, v, mask=None):\n"
+                    "    if q.shape[-2] > 100:\n        raise MemoryError('too long')\n"
+                    "    return _graded(q, k, v, mask)\n")  # fmt: skip
+    result = runner.invoke(app, ["grade", str(path), "--device", "cpu", "--bench", "--bench-max-t", "256"])
+    assert result.exit_code == 1, result.output
+    assert "yours failed at T=256" in result.output

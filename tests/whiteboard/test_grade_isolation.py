@@ -38,3 +38,18 @@ def test_os_exit_reports_the_last_output():
     report = grade_file(HOSTILE / "os_exit.py")
     assert "about to leave" in report.checks[-1].message
 
+
+
+def test_closing_a_worker_twice_leaves_other_descriptors_alone():
+    import os
+
+    from drill.grade.isolation import Worker
+
+    worker = Worker()
+    worker.close()
+    read_fd, write_fd = os.pipe()  # likely reuses the numbers the worker just closed
+    try:
+        worker.close()
+        os.fstat(read_fd), os.fstat(write_fd)  # raises OSError if the second close took them
+    finally:
+        os.close(read_fd), os.close(write_fd)
