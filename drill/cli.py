@@ -139,76 +139,6 @@ def bank_stats(markdown: Annotated[bool, typer.Option("--markdown", help="Print 
     bank_view.print_coverage(coverage(load_bank(bank)), markdown)
 
 
-# --- streak, stats, history, export ------------------------------------------
-
-
-@command(app, "streak", example="drill streak")
-def streak_command(as_json: JsonOpt = False) -> None:
-    """Show your streak, freezes, today's progress and a 52-week heatmap."""
-    from drill import streak
-    from drill.store import connect
-    from drill.views import stats_view
-
-    stats_view.print_streak(streak.report(connect()), as_json)
-
-
-@command(app, "stats", example="drill stats --json")
-def stats_command(as_json: JsonOpt = False) -> None:
-    """Show accuracy by level and topic, timing, weakest topics and whiteboard bests."""
-    from drill import stats
-    from drill.store import connect
-    from drill.views import stats_view
-
-    stats_view.print_stats(stats.collect(connect()), as_json)
-
-
-FileArg = Annotated[Path, typer.Argument(help="File to write or read.", dir_okay=False)]
-
-
-@command(history_app, "export", example="drill history export history.json")
-def history_export(file: FileArg) -> None:
-    """Write all your attempts, sessions, grade runs, review cards and config to JSON."""
-    from drill import history_io
-    from drill.store import connect
-    from drill.views import history_view
-
-    history_view.print_exported(file, history_io.export(connect(), file))
-
-
-@command(history_app, "import", example="drill history import history.json")
-def history_import(file: FileArg) -> None:
-    """Merge an exported history into this one: adds what is missing, never deletes, safe to repeat."""
-    from drill import history_io
-    from drill.store import connect
-    from drill.views import history_view
-
-    history_view.print_imported(file, history_io.import_file(connect(), file))
-
-
-@command(export_app, "anki", example="drill export anki drill.apkg --level L2")
-def export_anki(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, bank: BankOpt = None) -> None:
-    """Write the loaded bank as a bilingual Anki deck; re-importing updates the notes."""
-    from drill import export_anki
-    from drill.bank.load import load_bank
-    from drill.views import history_view
-
-    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
-    export_anki.write(questions, file)
-    history_view.print_written(file, len(questions))
-
-
-@command(export_app, "markdown", example="drill export markdown cheatsheet.md --lang zh")
-def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, lang: LangOpt = None, bank: BankOpt = None) -> None:
-    """Write a printable cheat sheet of the loaded bank, by topic and level."""
-    from drill import export_markdown
-    from drill.bank.load import load_bank
-    from drill.views import history_view
-
-    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
-    export_markdown.write(questions, resolve_lang(lang), file)
-    history_view.print_written(file, len(questions))
-
-
 # --- quiz, review, mock, config ---------------------------------------------
 
 TypeOpt = Annotated[Optional[list[str]], typer.Option("--type", help="open, choice, numeric or shape (repeatable or comma list).")]
@@ -374,13 +304,15 @@ def grade_cmd(
     from drill import store
     from drill.grade import grade_file
     from drill.grade.run import bench_file
+    from drill.grade.tasks import BENCH_TASKS
     from drill.views import bench_view, grade_view
 
     with grade_view.progress(not as_json) as on_event:
         report = grade_file(file, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins, on_event=on_event)
     store.record_grade_run(store.connect(), task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
                            codes=[d.code for d in report.diagnosis], seconds=report.duration_s)  # fmt: skip
-    timing = bench_file(file, task=report.task, device=device, seed=seed, max_t=bench_max_t) if bench and report.passed else None
+    benchable = bench and report.passed and report.task in BENCH_TASKS
+    timing = bench_file(file, task=report.task, device=device, seed=seed, max_t=bench_max_t) if benchable else None
     if bench:
         bench_view.print_graded(report, timing, as_json, "en" if as_json else resolve_lang(lang))
     else:
@@ -431,6 +363,76 @@ def tasks_cmd(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     from drill.whiteboard import catalog
 
     whiteboard_view.print_tasks(catalog.statuses(connect()), as_json, resolve_lang(lang))
+
+
+# --- streak, stats, history, export ------------------------------------------
+
+
+@command(app, "streak", example="drill streak")
+def streak_command(as_json: JsonOpt = False) -> None:
+    """Show your streak, freezes, today's progress and a 52-week heatmap."""
+    from drill import streak
+    from drill.store import connect
+    from drill.views import stats_view
+
+    stats_view.print_streak(streak.report(connect()), as_json)
+
+
+@command(app, "stats", example="drill stats --json")
+def stats_command(as_json: JsonOpt = False) -> None:
+    """Show accuracy by level and topic, timing, weakest topics and whiteboard bests."""
+    from drill import stats
+    from drill.store import connect
+    from drill.views import stats_view
+
+    stats_view.print_stats(stats.collect(connect()), as_json)
+
+
+FileArg = Annotated[Path, typer.Argument(help="File to write or read.", dir_okay=False)]
+
+
+@command(history_app, "export", example="drill history export history.json")
+def history_export(file: FileArg) -> None:
+    """Write all your attempts, sessions, grade runs, review cards and config to JSON."""
+    from drill import history_io
+    from drill.store import connect
+    from drill.views import history_view
+
+    history_view.print_exported(file, history_io.export(connect(), file))
+
+
+@command(history_app, "import", example="drill history import history.json")
+def history_import(file: FileArg) -> None:
+    """Merge an exported history into this one: adds what is missing, never deletes, safe to repeat."""
+    from drill import history_io
+    from drill.store import connect
+    from drill.views import history_view
+
+    history_view.print_imported(file, history_io.import_file(connect(), file))
+
+
+@command(export_app, "anki", example="drill export anki drill.apkg --level L2")
+def export_anki(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, bank: BankOpt = None) -> None:
+    """Write the loaded bank as a bilingual Anki deck; re-importing updates the notes."""
+    from drill import export_anki
+    from drill.bank.load import load_bank
+    from drill.views import history_view
+
+    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
+    export_anki.write(questions, file)
+    history_view.print_written(file, len(questions))
+
+
+@command(export_app, "markdown", example="drill export markdown cheatsheet.md --lang zh")
+def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, lang: LangOpt = None, bank: BankOpt = None) -> None:
+    """Write a printable cheat sheet of the loaded bank, by topic and level."""
+    from drill import export_markdown
+    from drill.bank.load import load_bank
+    from drill.views import history_view
+
+    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
+    export_markdown.write(questions, resolve_lang(lang), file)
+    history_view.print_written(file, len(questions))
 
 
 # --- doctor -----------------------------------------------------------------

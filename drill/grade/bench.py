@@ -25,11 +25,10 @@ from drill.errors import DrillError, ExitCode
 from drill.grade.battery import resolve_device
 from drill.grade.loader import UserCodeError, describe_exception, load_user_file
 from drill.grade.reference import attention
-from drill.grade.tasks import TASKS, detect
+from drill.grade.tasks import BENCH_TASKS, TASKS, detect
 
 SIZES = (256, 512, 1024, 2048, 4096)
 B, H, D = 1, 4, 64
-KERNELS = ("sdpa", "flash")  # tasks whose entry point is called as fn(q, k, v)
 CPU_MEASURE = ("CPU peak: the largest total of bytes of tensors created by torch ops during one call and alive at once "
                "(inputs excluded; the workspace inside a single fused op is not seen).")  # fmt: skip
 CUDA_MEASURE = "CUDA peak: torch.cuda.max_memory_allocated during one call, minus the memory allocated before it."
@@ -78,8 +77,8 @@ def run_bench(path: str, task: str | None, device: str, seed: int, max_t: int) -
     except UserCodeError as exc:
         raise DrillError(f"--bench: {exc}", exit_code=ExitCode.FAILED) from None
     spec = TASKS[task] if task else detect(vars(module))
-    if spec is None or spec.name not in KERNELS or not hasattr(module, spec.entry):
-        raise DrillError(f"--bench times a kernel called as fn(q, k, v): tasks {', '.join(k for k in KERNELS if k in TASKS)}")
+    if spec is None or spec.name not in BENCH_TASKS or not hasattr(module, spec.entry):
+        raise DrillError(f"--bench times a kernel called as fn(q, k, v): tasks {', '.join(k for k in BENCH_TASKS if k in TASKS)}")
     contenders = {
         "yours": getattr(module, spec.entry),
         "reference": lambda q, k, v: attention(q, k, v)[0],

@@ -42,6 +42,8 @@ register(TaskSpec("gqa", "GroupedQueryAttention", "drill.grade.task_gqa:TASK"))
 register(TaskSpec("rope", "apply_rope", "drill.grade.task_rope:TASK"))
 
 
+BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
+
 # A file may define helpers named like simpler tasks (a block built on its own
 # CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
 DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash", "rope", "padding", "sdpa")

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from drill.grade.benchfit import BenchResult
 from drill.grade.report import Report
+from drill.grade.tasks import BENCH_TASKS
 from drill.views import grade_view
 from drill.views.console import err, out
 
@@ -22,7 +23,8 @@ def print_graded(report: Report, bench: BenchResult | None, as_json: bool, lang:
         return
     grade_view.print_report(report, False, lang)
     if bench is None:
-        err.print("--bench skipped: the kernel must pass the checks first")
+        why = "the kernel must pass the checks first" if not report.passed else f"it times kernels called as fn(q, k, v): {', '.join(BENCH_TASKS)}"
+        err.print(f"--bench skipped: {why}")
         return
     table = Table(title=f"--bench · {bench.task} · {bench.device} · {bench.shape}", title_justify="left")
     for name in ("T", "yours", "reference", "torch sdpa", "÷ reference", "÷ torch", "peak yours", "peak ref", "peak torch"):

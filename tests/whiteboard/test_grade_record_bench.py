@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -32,3 +33,11 @@ def test_bench_small_t_fits_quadratic_memory():
     assert bench["memory_slope"]["yours"] == pytest.approx(2.0, abs=0.25)
     assert bench["memory_slope"]["torch"] == pytest.approx(1.0, abs=0.25)
     assert all(r["yours"]["seconds"] > 0 and r["ratio_vs_torch"] > 0 for r in bench["rows"])
+
+
+def test_bench_on_a_module_task_still_shows_the_passing_report():
+    module_file = Path(__file__).parent / "impls" / "correct" / "mha_separate_wq.py"
+    result = CliRunner().invoke(app, ["grade", str(module_file), "--device", "cpu", "--json", "--bench"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["passed"] is True and report["task"] == "mha" and report["bench"] is None
