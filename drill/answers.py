@@ -18,6 +18,9 @@ REL_EPSILON = 1e-9  # tolerance 0 still forgives float round-off in "0.1 + 0.2"-
 _NUMBER = re.compile(
     r"""^\s*(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(?P<unit>(?![\d.^*/×]|,\s*\d)\S.*)?$"""
 )  # a unit never starts like more arithmetic: "4/3", "2^30" or "1,5" are not the number 4, 2 or 1
+_POWER = re.compile(
+    r"""^\s*(?:(?P<mantissa>[-+]?\d+(?:\.\d+)?)\s*[×x*·]\s*)?(?P<base>\d+(?:\.\d+)?)\s*(?:\^|\*\*)\s*(?P<exp>[-+]?\d+)\s*(?P<unit>[^\d.^*/×·]\S*.*)?$"""
+)  # "2^29", "2**29", "4 × 10^9": interview answers are often powers
 _CHOICE_SEPARATORS = re.compile(r"[\s,;/+&]+")
 _TORCH_SIZE = re.compile(r"^\s*(?:torch\.)?size\s*\((.*)\)\s*$", re.IGNORECASE)
 _SHAPE_SPLIT = re.compile(r",|×|\s+x\s+", re.IGNORECASE)
@@ -45,7 +48,13 @@ def parse_choice(text: str, n_choices: int) -> frozenset[int] | None:
 
 
 def parse_number(text: str) -> float | None:
-    """``"4"``, ``"4.0"``, ``"4 GiB"``, ``"4e9"``, ``"1,024"``; the unit is ignored."""
+    """``"4"``, ``"4.0"``, ``"4 GiB"``, ``"4e9"``, ``"1,024"``, ``"2^29"``, ``"4 × 10^9"``; the unit is ignored."""
+    power = _POWER.match(text)
+    if power:
+        try:
+            return float(power.group("mantissa") or 1) * float(power.group("base")) ** int(power.group("exp"))
+        except OverflowError:
+            return None
     match = _NUMBER.match(text)
     if not match:
         return None

@@ -351,7 +351,7 @@ def whiteboard_cmd(
     view.starting(exercise, path, resumed, minutes)
     with WarmGrader(warmup=make_request(exercise.solution, task=exercise.id, device="cpu")) as grader, KeyReader() as keys:
         outcome = session.Session(conn, exercise, path, grader, view, keys, lang=lang, minutes=minutes).run()
-    whiteboard_view.print_outcome(outcome, streak.streak_line(conn))
+    whiteboard_view.print_outcome(outcome, streak.streak_line(conn, lang=lang))
     raise typer.Exit(int(ExitCode.OK if outcome.passed else ExitCode.FAILED))
 
 

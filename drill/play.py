@@ -41,10 +41,10 @@ def _hangup_as_interrupt() -> Iterator[None]:
             signal.signal(signal.SIGHUP, previous)
 
 
-def _streak(conn: sqlite3.Connection) -> str | None:
+def _streak(conn: sqlite3.Connection, lang: str) -> str | None:
     from drill.streak import streak_line
 
-    return streak_line(conn) or None
+    return streak_line(conn, lang=lang) or None
 
 
 def exit_code(summary: quiz.Summary) -> int:
@@ -82,7 +82,7 @@ def play(
         if as_json:
             print_json(summary)
         else:
-            view.summary(summary, _streak(conn))
+            view.summary(summary, _streak(conn, lang))
     except OSError:
         pass  # the terminal is gone; everything is already saved
     return exit_code(summary)

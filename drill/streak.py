@@ -172,19 +172,24 @@ def report(conn: sqlite3.Connection, now: datetime | None = None) -> Report:
     return Report(cfg, current, days, compute(goal_days(days, cfg.daily_goal), current))
 
 
-def progress(rep: Report) -> str:
+def progress(rep: Report, lang: str = "en") -> str:
     """Today's progress toward the goal, e.g. ``3/5 questions`` or ``goal met``."""
     day = rep.today_day
     if day.meets(rep.settings.daily_goal):
-        return "goal met"
+        return "目标已完成" if lang == "zh" else "goal met"
+    if lang == "zh":
+        return f"{day.answered}/{rep.settings.daily_goal} 题"
     return f"{day.answered}/{rep.settings.daily_goal} questions"
 
 
-def streak_line(conn: sqlite3.Connection, now: datetime | None = None) -> str:
+def streak_line(conn: sqlite3.Connection, now: datetime | None = None, lang: str = "en") -> str:
     """One plain-text line for the end of a quiz, mock or whiteboard session; empty when streaks are off."""
     rep = report(conn, now)
     if not rep.settings.enabled:
         return ""
     s = rep.streak
+    if lang == "zh":
+        freezes = f" · 持有 {s.freezes} 次冻结" if s.freezes else ""
+        return f"连续打卡 {s.current} 天 · 今日 {progress(rep, lang)}{freezes}"
     freezes = f" · {s.freezes} freeze{'s' * (s.freezes != 1)} held" if s.freezes else ""
     return f"Streak: {s.current} day{'s' * (s.current != 1)} · today {progress(rep)}{freezes}"

@@ -37,13 +37,14 @@ def test_single_and_multi_choice(bank):
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("4", 4.0), ("4.0", 4.0), ("4 GiB", 4.0), ("4GiB", 4.0), ("4e9", 4e9), ("1,024", 1024.0), ("-0.5", -0.5), (".5", 0.5), ("1,000,000 tokens", 1e6), ("4x", 4.0), ("4-bit", 4.0), ("4 GiB/s", 4.0), ("25%", 25.0)],
+    [("4", 4.0), ("4.0", 4.0), ("4 GiB", 4.0), ("4GiB", 4.0), ("4e9", 4e9), ("1,024", 1024.0), ("-0.5", -0.5), (".5", 0.5), ("1,000,000 tokens", 1e6), ("4x", 4.0), ("4-bit", 4.0), ("4 GiB/s", 4.0), ("25%", 25.0),
+     ("2^29", 2.0**29), ("2**30", 2.0**30), ("4 × 10^9", 4e9), ("1.5 * 2^10 bytes", 1536.0), ("10^-3", 1e-3)],
 )
 def test_parse_number(text, value):
     assert parse_number(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "four", "GiB 4", "--4", "4/3", "4 / 3", "2^30", "2**30", "1,5", "4 × 10^9", "4.5.6"])
+@pytest.mark.parametrize("text", ["", "four", "GiB 4", "--4", "4/3", "4 / 3", "2^", "^3", "2^30^2", "1,5", "4.5.6", "2^1000000"])
 def test_parse_number_rejects(text):
     assert parse_number(text) is None
 

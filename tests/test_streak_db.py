@@ -90,6 +90,7 @@ def test_streak_line_mentions_freezes_and_is_empty_when_off():
     for i in range(7):
         add_attempt(conn, datetime(2024, 6, 24 + i, 10))
     assert streak.streak_line(conn, NOW) == "Streak: 7 days · today goal met · 1 freeze held"
+    assert streak.streak_line(conn, NOW, lang="zh") == "连续打卡 7 天 · 今日 目标已完成 · 持有 1 次冻结"
     config.set_value(conn, "streaks", "off")
     assert streak.streak_line(conn, NOW) == ""
 
