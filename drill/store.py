@@ -8,7 +8,6 @@ never reset.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import uuid
@@ -217,6 +216,8 @@ def finish_session(conn: sqlite3.Connection, session_id: int, status: str) -> No
 
 def question_hash(q) -> str:
     """Identifies the text answered, so history survives edits to a question but can tell them apart."""
+    import hashlib  # only when recording: `drill stats` starts without it
+
     text = "\x00".join([q.prompt.en, q.prompt.zh, q.answer.en, q.answer.zh])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
