@@ -106,7 +106,9 @@ def bank_list(level: LevelOpt = None, topic: TopicOpt = None, as_json: JsonOpt =
     from drill.bank.load import load_bank
     from drill.views import bank_view
 
-    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
+    from drill.bank.schema import LEVELS
+
+    questions = load_bank(bank).select(levels=_checked(split_values(level), LEVELS, "--level"), topics=split_values(topic))
     bank_view.print_list(questions, as_json)
 
 

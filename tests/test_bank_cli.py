@@ -37,6 +37,11 @@ def test_list_filters_by_level_and_topic():
     assert {r["level"] for r in both} == {"L1", "L3"}
 
 
+def test_list_rejects_an_unknown_level():
+    result = runner.invoke(app, ["bank", "list", "--level", "L5"])
+    assert result.exit_code == 2 and "--level: 'L5' is not one of L1, L2, L3" in result.stderr
+
+
 def test_list_table_names_every_question():
     result = runner.invoke(app, ["bank", "list", "--topic", "masks"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
