@@ -101,3 +101,16 @@ def test_ctrl_c_after_two_answers_keeps_both(drill_home):
     assert term.finish() == 130
     assert rows(drill_home, "SELECT COUNT(*) FROM attempts") == [(2,)]
     assert rows(drill_home, "SELECT status FROM sessions") == [("incomplete",)]
+
+
+def test_closed_terminal_after_one_answer_keeps_it(drill_home):
+    import signal
+
+    term = Term([*QUIZ, "--count", "3"], drill_home)
+    answer(term, term.next_question())
+    term.next_question()
+    term.child.kill(signal.SIGHUP)  # what the kernel sends when the terminal window closes
+    term.child.expect(pexpect.EOF)
+    term.child.close()
+    assert rows(drill_home, "SELECT COUNT(*) FROM attempts") == [(1,)]
+    assert rows(drill_home, "SELECT status FROM sessions") == [("incomplete",)]
