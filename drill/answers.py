@@ -8,6 +8,7 @@ answers, never for formatting.
 from __future__ import annotations
 
 import re
+import unicodedata
 from enum import IntEnum
 
 from drill.bank.schema import ChoiceQuestion, NumericQuestion, ShapeQuestion
@@ -89,10 +90,18 @@ def is_correct(q, text: str) -> bool | None:
     return None
 
 
+_FORMULA_NOISE = str.maketrans({c: None for c in " \t\r\n^·*×∘"} | {"−": "-", "–": "-"})
+
+
+def _fold(text: str) -> str:
+    """Case, width, superscripts and formula spacing folded away: ``h · T²`` matches ``h*T^2``."""
+    return unicodedata.normalize("NFKC", text).lower().translate(_FORMULA_NOISE)
+
+
 def matched_key_points(q, text: str) -> list[bool]:
     """For each key point, whether any of its keywords (either language) occurs in ``text``."""
-    lowered = text.lower()
-    return [any(kw.lower() in lowered for kw in kp.keywords.all()) for kp in q.key_points]
+    folded = _fold(text)
+    return [any(_fold(kw) in folded for kw in kp.keywords.all()) for kp in q.key_points]
 
 
 def objective_rating(correct: bool, over_time: bool, cut_off: bool) -> Rating:

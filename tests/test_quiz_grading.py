@@ -119,3 +119,17 @@ def test_numeric_answer_is_shown_exactly(bank):
     q = bank.get("fx-numeric")
     assert correct_answer(replace(q, value=536870912.0, tolerance=0.0, unit=""), "en") == "536870912"
     assert correct_answer(replace(q, value=5.88e23, tolerance=0.25, unit="FLOPs"), "en") == "5.88e+23 ± 0.25 FLOPs"
+
+
+def test_key_point_keywords_match_formulas_however_they_are_typed():
+    import msgspec
+
+    from drill.bank.schema import Question
+
+    kp = {"en": "cost", "zh": "代价", "keywords": {"en": ["h*T^2", "m_old - m_new"], "zh": ["代价"]}}
+    other = {"en": "memory", "zh": "显存", "keywords": {"en": ["O(T)"], "zh": ["线性"]}}
+    text = {"en": "x", "zh": "x"}
+    q = msgspec.convert({"id": "f", "level": "L2", "topic": "t", "type": "open", "prompt": text, "answer": text, "key_points": [kp, other]}, Question)
+    for typed in ("h · T²", "H×T^2 per layer", "exp(m_old − m_new)", "ｈ＊Ｔ＾２"):
+        assert matched_key_points(q, typed) == [True, False], typed
+    assert matched_key_points(q, "h T 3") == [False, False]
