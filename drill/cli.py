@@ -68,6 +68,19 @@ def split_values(values: Optional[list[str]]) -> list[str]:
     return [v.strip() for raw in values or [] for v in raw.split(",") if v.strip()]
 
 
+def _checked(values: list[str], allowed: tuple[str, ...], option: str) -> list[str]:
+    for value in values:
+        if value not in allowed:
+            raise DrillError(f"{option}: {value!r} is not one of {', '.join(allowed)}")
+    return values
+
+
+def _levels(values: Optional[list[str]]) -> list[str]:
+    from drill.bank.schema import LEVELS
+
+    return _checked(split_values(values), LEVELS, "--level")
+
+
 BankOpt = Annotated[Optional[list[Path]], typer.Option("--bank", help="Extra bank file or folder (repeatable); also $DRILL_BANKS.")]
 LevelOpt = Annotated[Optional[list[str]], typer.Option("--level", "-l", help="L1, L2 or L3 (repeatable or comma list).")]
 TopicOpt = Annotated[Optional[list[str]], typer.Option("--topic", "-t", help="Topic slug (repeatable or comma list).")]
@@ -106,9 +119,7 @@ def bank_list(level: LevelOpt = None, topic: TopicOpt = None, as_json: JsonOpt =
     from drill.bank.load import load_bank
     from drill.views import bank_view
 
-    from drill.bank.schema import LEVELS
-
-    questions = load_bank(bank).select(levels=_checked(split_values(level), LEVELS, "--level"), topics=split_values(topic))
+    questions = load_bank(bank).select(levels=_levels(level), topics=split_values(topic))
     bank_view.print_list(questions, as_json)
 
 
@@ -149,13 +160,6 @@ StrictOpt = Annotated[bool, typer.Option("--strict", help="Submit what was typed
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Seed for a reproducible selection.")]
 
 
-def _checked(values: list[str], allowed: tuple[str, ...], option: str) -> list[str]:
-    for value in values:
-        if value not in allowed:
-            raise DrillError(f"{option}: {value!r} is not one of {', '.join(allowed)}")
-    return values
-
-
 @command(app, "quiz", example="drill quiz --level L2 --count 5")
 def quiz_cmd(
     level: LevelOpt = None,
@@ -173,10 +177,10 @@ def quiz_cmd(
     """A timed quiz: unseen and missed questions first; every answer is saved as you go."""
     from drill import quiz, store
     from drill.bank.load import load_bank
-    from drill.bank.schema import LEVELS, TYPES
+    from drill.bank.schema import TYPES
     from drill.play import play
 
-    levels, types = _checked(split_values(level), LEVELS, "--level"), _checked(split_values(qtype), TYPES, "--type")
+    levels, types = _levels(level), _checked(split_values(qtype), TYPES, "--type")
     _checked([reveal], ("each", "end"), "--reveal")
     topics, lang = split_values(topic), resolve_lang(lang)
     candidates = load_bank(bank).select(levels=levels, topics=topics, types=types)
@@ -264,23 +268,19 @@ def config_set(key: KeyArg, value: Annotated[str, typer.Argument(help="The new v
 def config_get(key: KeyArg) -> None:
     """Print a setting's value (the default when unset)."""
     from drill import config, store
-    from drill.lang import locale_lang
 
-    value = config.get(store.connect(), key)
-    print(value if value is not None else locale_lang())
+    print(config.shown(store.connect(), key))
 
 
 @command(config_app, "list", example="drill config list")
 def config_list() -> None:
     """Every setting with its value and what it does."""
     from drill import config, store
-    from drill.lang import locale_lang
     from drill.views.console import out
 
     conn = store.connect()
     for key, (_, _, help_text) in config.KEYS.items():
-        value = config.get(conn, key)
-        out.print(f"{key} = {value if value is not None else locale_lang()}  [dim]# {help_text}[/]")
+        out.print(f"{key} = {config.shown(conn, key)}  [dim]# {help_text}[/]")
 
 
 # --- grade ------------------------------------------------------------------
@@ -315,10 +315,11 @@ def grade_cmd(
                            codes=[d.code for d in report.diagnosis], seconds=report.duration_s)  # fmt: skip
     benchable = bench and report.passed and report.task in BENCH_TASKS
     timing = bench_file(file, task=report.task, device=device, seed=seed, max_t=bench_max_t) if benchable else None
+    lang = "en" if as_json else resolve_lang(lang)
     if bench:
-        bench_view.print_graded(report, timing, as_json, "en" if as_json else resolve_lang(lang))
+        bench_view.print_graded(report, timing, as_json, lang)
     else:
-        grade_view.print_report(report, as_json, "en" if as_json else resolve_lang(lang))
+        grade_view.print_report(report, as_json, lang)
     raise typer.Exit(int(ExitCode.OK if report.passed else ExitCode.FAILED))
 
 

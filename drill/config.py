@@ -7,6 +7,7 @@ from typing import Callable
 
 from drill import store
 from drill.errors import DrillError
+from drill.lang import LANGS, locale_lang
 from drill.paths import db_path
 
 
@@ -34,7 +35,7 @@ def _int_in(low: int, high: int) -> Callable[[str], str]:
 
 # key -> (default, validator returning the normalised value, help)
 KEYS: dict[str, tuple[str | None, Callable[[str], str], str]] = {
-    "lang": (None, _choice("en", "zh"), "content language when --lang is absent (default: from the locale)"),
+    "lang": (None, _choice(*LANGS), "content language when --lang is absent (default: from the locale)"),
     "daily-goal": ("5", _int_in(1, 1000), "answers per day that count as a practice day"),
     "day-start-hour": ("4", _int_in(0, 23), "local hour at which a new practice day starts"),
     "streaks": ("on", _choice("on", "off"), "show the streak line after sessions"),
@@ -51,6 +52,12 @@ def get(conn: sqlite3.Connection, key: str) -> str | None:
     _known(key)
     row = conn.execute("SELECT value FROM config WHERE key = ?", (key,)).fetchone()
     return row[0] if row else KEYS[key][0]
+
+
+def shown(conn: sqlite3.Connection, key: str) -> str:
+    """The value in effect: the stored one, else the default (the locale's language for ``lang``)."""
+    value = get(conn, key)
+    return value if value is not None else locale_lang()
 
 
 def set_value(conn: sqlite3.Connection, key: str, value: str) -> str:
@@ -78,4 +85,4 @@ def stored_lang() -> str | None:
             conn.close()
     except sqlite3.Error:
         return None
-    return row[0] if row and row[0] in ("en", "zh") else None
+    return row[0] if row and row[0] in LANGS else None

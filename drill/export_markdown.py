@@ -7,10 +7,10 @@ from pathlib import Path
 
 from drill.bank.schema import LEVELS, ChoiceQuestion
 from drill.errors import DrillError
+from drill.i18n import t
 from drill.views.bank_view import LETTERS, correct_answer
 
 TITLE = {"en": "drill cheat sheet", "zh": "drill 速查表"}
-KEY_POINTS = {"en": "Key points", "zh": "要点"}
 ANSWER = {"en": "Answer", "zh": "答案"}
 
 
@@ -26,7 +26,7 @@ def back(q, lang: str) -> str:
     """The objective answer if any, the model answer and the key points."""
     parts = [f"**{ANSWER[lang]}: {correct_answer(q, lang)}**"] if q.objective else []
     parts.append(q.answer.get(lang).strip())
-    parts.append(f"**{KEY_POINTS[lang]}**\n\n" + "\n".join(f"- {p.get(lang)}" for p in q.key_points))
+    parts.append(f"**{t('key_points', lang)}**\n\n" + "\n".join(f"- {p.get(lang)}" for p in q.key_points))
     return "\n\n".join(parts)
 
 

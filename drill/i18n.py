@@ -8,6 +8,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "answer": ("answer", "答案"),
     "reference": ("reference answer", "参考答案"),
     "key_points": ("Key points", "要点"),
+    "pitfalls": ("Pitfalls", "常见误区"),
+    "follow_ups": ("Follow-ups", "追问"),
     "key_point_hint": ("(✔ = a keyword of it is in your answer)", "（✔ = 你的回答里出现了该要点的关键词）"),
     "rate_hint": ("Rate yourself: 1 Again, 2 Hard, 3 Good, 4 Easy.", "自评：1 重来，2 困难，3 良好，4 简单。"),
     "rate_prompt": ("rate yourself › ", "自评 › "),

@@ -57,8 +57,12 @@ def rebuild(conn: sqlite3.Connection, question_id: str) -> None:
     )
 
 
-def _stale(conn: sqlite3.Connection) -> list[str]:
-    latest = dict(conn.execute("SELECT question_id, MAX(answered_at) FROM attempts GROUP BY question_id").fetchall())
+def _latest_answers(conn: sqlite3.Connection) -> dict[str, str]:
+    """When each question was last answered (UTC ISO text)."""
+    return dict(conn.execute("SELECT question_id, MAX(answered_at) FROM attempts GROUP BY question_id").fetchall())
+
+
+def _stale(conn: sqlite3.Connection, latest: dict[str, str]) -> list[str]:
     stale = []
     for qid, last in latest.items():
         row = conn.execute("SELECT card, scheduler FROM review_state WHERE question_id = ?", (qid,)).fetchone()
@@ -71,9 +75,9 @@ def _stale(conn: sqlite3.Connection) -> list[str]:
     return stale
 
 
-def sync(conn: sqlite3.Connection) -> list[str]:
+def sync(conn: sqlite3.Connection, latest: dict[str, str] | None = None) -> list[str]:
     """Rebuild every card that is missing, from another format, or behind the log; return their ids."""
-    stale = _stale(conn)
+    stale = _stale(conn, _latest_answers(conn) if latest is None else latest)
     if stale:
         with store.transaction(conn):
             for qid in stale:
@@ -87,9 +91,9 @@ def due_dates(conn: sqlite3.Connection) -> dict[str, datetime]:
     A failing grade run linked to a question (see drill.mistakes) makes it due at the run's
     time until the question is answered after it; this is read from the log, never stored.
     """
-    sync(conn)
+    answered = _latest_answers(conn)
+    sync(conn, answered)
     dates = {r[0]: _when(r[1]) for r in conn.execute("SELECT question_id, due FROM review_state")}
-    answered = dict(conn.execute("SELECT question_id, MAX(answered_at) FROM attempts GROUP BY question_id").fetchall())
     for qid, run_at in mistakes.nudges(conn).items():
         nudged = _when(run_at)
         if qid not in answered or _when(answered[qid]) < nudged:

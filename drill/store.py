@@ -126,13 +126,8 @@ def conn_path(conn: sqlite3.Connection) -> str:
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending steps in order, each in its own transaction; return their names."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         done = _applied(conn)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     names = [name for name, _ in MIGRATIONS]
     unknown = done - set(names)
     if unknown:
@@ -141,21 +136,15 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     for name, step in MIGRATIONS:
         if name in done:
             continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
-                conn.execute("COMMIT")  # another process applied it meanwhile
-                continue
+                continue  # another process applied it meanwhile
             if callable(step):
                 step(conn)
             else:
                 for statement in _statements(step):
                     conn.execute(statement)
             conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, now_stamps()[0]))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         applied.append(name)
     return applied
 

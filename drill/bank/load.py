@@ -19,7 +19,7 @@ import msgspec
 from drill.bank import cache
 from drill.bank.checks import question_problems
 from drill.bank.schema import FILE_FIELDS, FORMAT_VERSION, QUESTION_FIELDS, BankFile, Question
-from drill.errors import BankError
+from drill.errors import BankError, DrillError
 from drill.paths import bundled_bank_dir, extra_bank_paths
 
 _UNKNOWN_FIELD = re.compile(r"Object contains unknown field `([^`]+)`")
@@ -44,8 +44,6 @@ class Bank:
         ]
 
     def get(self, qid: str) -> Question:
-        from drill.errors import DrillError
-
         try:
             return self.questions[qid]
         except KeyError:

@@ -21,16 +21,20 @@ class Coverage:
             if (topic is None or t == topic) and (level is None or lv == level) and (type is None or ty == type)
         )
 
+    def rows(self) -> list[tuple[str, list[int]]]:
+        """A row per topic, then the totals: counts per level, per type, and overall."""
+        def row(topic: str | None) -> list[int]:
+            return [*(self.count(topic, level=lv) for lv in LEVELS), *(self.count(topic, type=ty) for ty in TYPES), self.count(topic)]
+
+        return [*((t, row(t)) for t in self.topics), ("total", row(None))]
+
     def to_markdown(self) -> str:
         """One table: a row per topic, a column per level and per type, and totals."""
         header = ["topic", *LEVELS, *TYPES, "total"]
-        rows = [
-            [t, *(str(self.count(t, level=lv)) for lv in LEVELS), *(str(self.count(t, type=ty)) for ty in TYPES), str(self.count(t))]
-            for t in self.topics
-        ]
-        rows.append(["**total**", *(str(self.count(level=lv)) for lv in LEVELS), *(str(self.count(type=ty)) for ty in TYPES), str(self.count())])
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        for label, counts in self.rows():
+            label = "**total**" if label == "total" else label
+            lines.append("| " + " | ".join([label, *map(str, counts)]) + " |")
         objective = self.count() - self.count(type="open")
         share = objective / self.count() if self.count() else 0.0
         return "\n".join(lines) + f"\n\nObjective (choice, numeric, shape): {objective} of {self.count()} ({share:.0%}).\n"

@@ -79,6 +79,7 @@ def print_question(q, lang: str) -> None:
     from rich.markup import escape
     from rich.panel import Panel
 
+    from drill.i18n import t
     from drill.views.console import out
 
     head = f"[bold]{q.id}[/]  {q.level} · {q.topic} · {q.type}"
@@ -88,16 +89,16 @@ def print_question(q, lang: str) -> None:
             out.print(f"  [bold]{LETTERS[i]}[/]. {escape(choice.get(lang))}")
     if q.objective:
         out.print(f"[green]✔ {escape(correct_answer(q, lang))}[/]")
-    out.print(Panel(Markdown(q.answer.get(lang)), title="answer" if lang == "en" else "参考答案", title_align="left", border_style="green"))
-    out.print("[bold]" + ("Key points" if lang == "en" else "要点") + "[/]")
+    out.print(Panel(Markdown(q.answer.get(lang)), title=t("reference", lang), title_align="left", border_style="green"))
+    out.print(f"[bold]{t('key_points', lang)}[/]")
     for point in q.key_points:
         out.print(f"  • {escape(point.get(lang))}")
     if q.pitfalls:
-        out.print("[bold]" + ("Pitfalls" if lang == "en" else "常见误区") + "[/]")
+        out.print(f"[bold]{t('pitfalls', lang)}[/]")
         for pitfall in q.pitfalls:
             out.print(f"  ✗ {escape(pitfall.get(lang))}")
     if q.follow_ups:
-        out.print("[bold]" + ("Follow-ups" if lang == "en" else "追问") + f"[/]: {', '.join(q.follow_ups)}")
+        out.print(f"[bold]{t('follow_ups', lang)}[/]: {', '.join(q.follow_ups)}")
     for ref in q.references:
         out.print(f"[dim]{escape(ref)}[/]")
 
@@ -113,9 +114,8 @@ def print_coverage(cov: Coverage, markdown: bool) -> None:
     table = Table(title="bank coverage", title_justify="left")
     for name in ("topic", *LEVELS, *TYPES, "total"):
         table.add_column(name, justify="left" if name == "topic" else "right")
-    for t in cov.topics:
-        table.add_row(t, *(str(cov.count(t, level=lv)) for lv in LEVELS), *(str(cov.count(t, type=ty)) for ty in TYPES), str(cov.count(t)))
-    table.add_row("total", *(str(cov.count(level=lv)) for lv in LEVELS), *(str(cov.count(type=ty)) for ty in TYPES), str(cov.count()), style="bold")
+    for label, counts in cov.rows():
+        table.add_row(label, *map(str, counts), style="bold" if label == "total" else None)
     out.print(table)
 
 
