@@ -56,16 +56,15 @@ def _linear(x, params, name):
     return torch.nn.functional.linear(x, params[f"{name}.weight"], params.get(f"{name}.bias"))
 
 
+def is_linear(layer, in_features: int, out_features: int) -> bool:
+    return isinstance(layer, nn.Linear) and (layer.in_features, layer.out_features) == (in_features, out_features)
+
+
 def find_layout(module: nn.Module, d_model: int) -> Layout | None:
     """The first accepted layout whose Linear layers exist with the right sizes, else None."""
 
     def linear(name, out_features):
-        layer = getattr(module, name, None)
-        return (
-            isinstance(layer, nn.Linear)
-            and layer.in_features == d_model
-            and layer.out_features == out_features
-        )
+        return is_linear(getattr(module, name, None), d_model, out_features)
 
     out_names = [n for n in FUSED_OUT if linear(n, d_model)]
     for names in SEPARATE:

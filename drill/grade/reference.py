@@ -65,20 +65,26 @@ def attention(q, k, v, mask=None, variant: Variant = CORRECT, d_model: int | Non
     return weights @ v, weights
 
 
+def split_heads(z, heads: int, head_dim: int, variant: Variant = CORRECT):
+    """[B, T, heads * head_dim] -> [B, heads, T, head_dim] (``variant.split=False``: the view bug)."""
+    b, t = z.shape[:2]
+    return z.reshape(b, t, heads, head_dim).transpose(1, 2) if variant.split else z.reshape(b, heads, t, head_dim)
+
+
+def merge_heads(out, variant: Variant = CORRECT):
+    """[B, H, T, hd] -> [B, T, H * hd] (``variant.merge=False``: reshaped without the transpose)."""
+    b, h, t, hd = out.shape
+    return out.transpose(1, 2).reshape(b, t, h * hd) if variant.merge else out.reshape(b, t, h * hd)
+
+
 def module_attention(x, params, layout, n_heads: int, mask=None, causal=False, variant: Variant = CORRECT):
     """Multi-head self-attention computed from the user's own projection weights."""
-    b, t, d = x.shape
+    t, d = x.shape[1:]
     hd = d // n_heads
     projected = layout.project_qkv(x, params)
-    q, k, v = (projected[i] for i in variant.order)
-
-    def split(z):
-        if variant.split:
-            return z.reshape(b, t, n_heads, hd).transpose(1, 2)
-        return z.reshape(b, n_heads, t, hd)
-
+    q, k, v = (split_heads(projected[i], n_heads, hd, variant) for i in variant.order)
     if causal:
         mask = causal_mask(t, variant, x.device)
-    out, weights = attention(split(q), split(k), split(v), mask, variant, d_model=d)
-    merged = out.transpose(1, 2).reshape(b, t, d) if variant.merge else out.reshape(b, t, d)
+    out, weights = attention(q, k, v, mask, variant, d_model=d)
+    merged = merge_heads(out, variant)
     return (layout.project_out(merged, params) if variant.out_proj else merged), weights

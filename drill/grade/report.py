@@ -37,6 +37,10 @@ class Diagnosis:
     fix_zh: str
     evidence: str = ""
 
+    def text(self, lang: str) -> tuple[str, str]:
+        """(message, fix) in ``lang``."""
+        return (self.message_zh, self.fix_zh) if lang == "zh" else (self.message, self.fix)
+
     def to_dict(self) -> dict:
         return asdict(self)
 

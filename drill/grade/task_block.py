@@ -16,7 +16,7 @@ from torch import nn
 
 from drill.grade.compare import against_truth
 from drill.grade.context import CheckDef, Context, outcome
-from drill.grade.layouts import Layout, find_layout
+from drill.grade.layouts import Layout, find_layout, is_linear
 from drill.grade.reference import CORRECT, Variant, module_attention
 from drill.grade.task_module import BASE, NO_LAYOUT, Built, ModuleTask
 
@@ -91,20 +91,17 @@ def find_block_layout(module: nn.Module, d_model: int, d_ff: int) -> BlockLayout
                 return name
         return None
 
-    def linear(layer, n_in, n_out):
-        return isinstance(layer, nn.Linear) and (layer.in_features, layer.out_features) == (n_in, n_out)
-
     def ffn():
         containers = [("", module)] + [(f"{n}.", getattr(module, n)) for n in FFN_NAMES if hasattr(module, n)]
         for prefix, box in containers:
             if isinstance(box, nn.Sequential):
                 linears = [(n, c) for n, c in box.named_children() if isinstance(c, nn.Linear)]
                 acts = [c for c in box.children() if isinstance(c, (nn.GELU, nn.ReLU))]
-                if len(linears) == 2 and linear(linears[0][1], d_model, d_ff) and linear(linears[1][1], d_ff, d_model):
+                if len(linears) == 2 and is_linear(linears[0][1], d_model, d_ff) and is_linear(linears[1][1], d_ff, d_model):
                     return prefix + linears[0][0], prefix + linears[1][0], declared(acts)
                 continue
             for a, b in FFN_PAIRS:
-                if linear(getattr(box, a, None), d_model, d_ff) and linear(getattr(box, b, None), d_ff, d_model):
+                if is_linear(getattr(box, a, None), d_model, d_ff) and is_linear(getattr(box, b, None), d_ff, d_model):
                     return prefix + a, prefix + b, None
         return None
 

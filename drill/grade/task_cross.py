@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from functools import partial
 
 import torch
-from torch import nn
 
 from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import Layout, find_layout
-from drill.grade.reference import CORRECT, Variant, attention
-from drill.grade.task_module import NO_LAYOUT, PROJECTION_HYPOTHESES, Built
+from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
+from drill.grade.task_module import NO_LAYOUT, PROJECTION_HYPOTHESES, Built, instantiate
 from drill.grade.task_sdpa import (
     deterministic_check,
     fully_masked_check,
@@ -42,17 +41,10 @@ class CrossVariant:
 def cross_attention(x, context, params, layout: Layout, n_heads: int, mask, variant: CrossVariant):
     base = variant.base
     projected = {"x": layout.project_qkv(x, params), "c": layout.project_qkv(context, params)}
-    q, k, v = (projected[src][i] for src, i in zip(variant.sources, base.order))
-    b, d = x.shape[0], x.shape[-1]
-    hd = d // n_heads
-
-    def split(z):
-        t = z.shape[1]
-        return z.reshape(b, t, n_heads, hd).transpose(1, 2) if base.split else z.reshape(b, n_heads, t, hd)
-
-    out, _ = attention(split(q), split(k), split(v), mask, base, d_model=d)
-    tq = out.shape[-2]
-    merged = out.transpose(1, 2).reshape(b, tq, d) if base.merge else out.reshape(b, tq, d)
+    d = x.shape[-1]
+    q, k, v = (split_heads(projected[src][i], n_heads, d // n_heads, base) for src, i in zip(variant.sources, base.order))
+    out, _ = attention(q, k, v, mask, base, d_model=d)
+    merged = merge_heads(out, base)
     return layout.project_out(merged, params) if base.out_proj else merged
 
 
@@ -60,11 +52,7 @@ class CrossTask:
     name = "cross"
 
     def build(self, ctx: Context, d_model: int, n_heads: int, dtype=torch.float32) -> Built:
-        torch.manual_seed(ctx.seed)
-        module = ctx.call(ctx.entry, d_model, n_heads)
-        if not isinstance(module, nn.Module):
-            raise TypeError(f"{getattr(ctx.entry, '__name__', 'the class')}(...) is not an nn.Module")
-        module = module.to(ctx.device, dtype).eval()
+        module = instantiate(ctx, (d_model, n_heads), dtype)
         layout = find_layout(module, d_model)
         return Built(module, n_heads, None if layout is None or layout.fused else layout)
 

@@ -16,9 +16,9 @@ from torch import nn
 
 from drill.grade.compare import against_truth
 from drill.grade.context import CheckDef, Context, outcome
-from drill.grade.layouts import SEPARATE, SEPARATE_OUT, Layout
-from drill.grade.reference import CORRECT, Variant, attention
-from drill.grade.task_module import NO_LAYOUT, Built, ModuleTask, Probe
+from drill.grade.layouts import SEPARATE, SEPARATE_OUT, Layout, is_linear
+from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
+from drill.grade.task_module import NO_LAYOUT, Built, ModuleTask, Probe, instantiate
 from drill.grade.task_sdpa import large_logits_verdict, padding_mask, random_mask
 
 # kv heads for the head counts the inherited module checks use: MQA, and 8 over 2 for "eight-heads".
@@ -45,8 +45,7 @@ def find_gqa_layout(module: nn.Module, d_model: int, kv_width: int) -> Layout | 
     """Separate projections only: a fused layout cannot be split without knowing n_kv_heads."""
 
     def linear(name, out_features):
-        layer = getattr(module, name, None)
-        return isinstance(layer, nn.Linear) and layer.in_features == d_model and layer.out_features == out_features
+        return is_linear(getattr(module, name, None), d_model, out_features)
 
     for q, k, v in SEPARATE:
         if linear(q, d_model) and linear(k, kv_width) and linear(v, kv_width):
@@ -57,19 +56,17 @@ def find_gqa_layout(module: nn.Module, d_model: int, kv_width: int) -> Layout | 
 
 
 def gqa_attention(x, params, layout: Layout, n_heads: int, n_kv: int, mask, variant: GqaVariant):
-    b, t, d = x.shape
+    d = x.shape[-1]
     hd, group, base = d // n_heads, n_heads // n_kv, variant.base
     projected = layout.project_qkv(x, params)
     q, k, v = (projected[i] for i in base.order)
 
-    def split(z, heads):
-        return z.reshape(b, t, heads, hd).transpose(1, 2) if base.split else z.reshape(b, heads, t, hd)
-
-    def share(z):  # [B, n_kv, T, hd] -> [B, n_heads, T, hd]
+    def share(z):  # [B, T, n_kv * hd] -> [B, n_heads, T, hd]
+        z = split_heads(z, n_kv, hd, base)
         return z.repeat_interleave(group, dim=1) if variant.mapping == "interleave" else z.repeat(1, group, 1, 1)
 
-    out, _ = attention(split(q, n_heads), share(split(k, n_kv)), share(split(v, n_kv)), mask, base, d_model=d)
-    merged = out.transpose(1, 2).reshape(b, t, d) if base.merge else out.reshape(b, t, d)
+    out, _ = attention(split_heads(q, n_heads, hd, base), share(k), share(v), mask, base, d_model=d)
+    merged = merge_heads(out, base)
     return layout.project_out(merged, params) if base.out_proj else merged
 
 
@@ -79,11 +76,7 @@ class GqaTask(ModuleTask):
 
     def build(self, ctx: Context, d_model: int, n_heads: int, dtype=torch.float32, n_kv: int | None = None) -> GqaBuilt:
         n_kv = n_kv or KV_HEADS[n_heads]
-        torch.manual_seed(ctx.seed)
-        module = ctx.call(ctx.entry, d_model, n_heads, n_kv)
-        if not isinstance(module, nn.Module):
-            raise TypeError(f"{getattr(ctx.entry, '__name__', 'the class')}(...) is not an nn.Module")
-        module = module.to(ctx.device, dtype).eval()
+        module = instantiate(ctx, (d_model, n_heads, n_kv), dtype)
         layout = find_gqa_layout(module, d_model, n_kv * (d_model // n_heads))
         return GqaBuilt(module, n_heads, layout, n_kv)
 

@@ -15,7 +15,7 @@ import torch
 
 from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_shape, moved
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
-from drill.grade.reference import CORRECT, Variant, attention
+from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
 from drill.grade.task_module import BASE, NO_LAYOUT, Built, ModuleTask
 
 DECODE_CASES = (
@@ -54,21 +54,15 @@ def decode_reference(x, params, layout, n_heads: int, sizes, variant=CORRECT):
     """Outputs of decoding x in chunks of ``sizes``, computed from the user's weights."""
     variant = as_kv(variant)
     base = variant.base
-    b, _, d = x.shape
-    hd = d // n_heads
-
-    def split(z):
-        n = z.shape[1]
-        return z.reshape(b, n, n_heads, hd).transpose(1, 2) if base.split else z.reshape(b, n_heads, n, hd)
-
+    d = x.shape[-1]
     outs, past, start = [], None, 0
     for n in sizes:
         projected = layout.project_qkv(x[:, start : start + n], params)
-        q, k, v = (split(projected[i]) for i in base.order)
+        q, k, v = (split_heads(projected[i], n_heads, d // n_heads, base) for i in base.order)
         if past is not None:
             k, v = torch.cat((past[0], k), dim=2), torch.cat((past[1], v), dim=2)
         out, _ = attention(q, k, v, chunk_mask(n, k.shape[2] - n, variant, x.device), base, d_model=d)
-        merged = out.transpose(1, 2).reshape(b, n, d) if base.merge else out.reshape(b, n, d)
+        merged = merge_heads(out, base)
         outs.append(layout.project_out(merged, params) if base.out_proj else merged)
         past = (k, v) if variant.cache == "append" else (k[:, :, -n:], v[:, :, -n:])
         start += n

@@ -50,6 +50,15 @@ class Built:
         }
 
 
+def instantiate(ctx: Context, args: tuple, dtype) -> nn.Module:
+    """``ctx.entry(*args)`` seeded by ``ctx.seed``, on the device in ``dtype``, in eval mode."""
+    torch.manual_seed(ctx.seed)
+    module = ctx.call(ctx.entry, *args)
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"{getattr(ctx.entry, '__name__', 'the class')}(...) is not an nn.Module")
+    return module.to(ctx.device, dtype).eval()
+
+
 # The classic mistakes of any module built from Q/K/V projections, as reference variants.
 PROJECTION_HYPOTHESES = (
     ("scale-missing", Variant(scale="none")),
@@ -77,11 +86,7 @@ class ModuleTask:
         return (d_model, n_heads, MAX_SEQ_LEN) if self.causal else (d_model, n_heads)
 
     def build(self, ctx: Context, d_model: int, n_heads: int, dtype=torch.float32) -> Built:
-        torch.manual_seed(ctx.seed)
-        module = ctx.call(ctx.entry, *self.init_args(d_model, n_heads))
-        if not isinstance(module, nn.Module):
-            raise TypeError(f"{getattr(ctx.entry, '__name__', 'the class')}(...) is not an nn.Module")
-        module = module.to(ctx.device, dtype).eval()
+        module = instantiate(ctx, self.init_args(d_model, n_heads), dtype)
         return Built(module, n_heads, find_layout(module, d_model))
 
     def forward(self, ctx: Context, module, x, mask=None):

@@ -64,7 +64,7 @@ def print_report(report: Report, as_json: bool, lang: str = "en") -> None:
     if report.diagnosis:
         lines = []
         for d in report.diagnosis:
-            message, fix = (d.message_zh, d.fix_zh) if lang == "zh" else (d.message, d.fix)
+            message, fix = d.text(lang)
             lines.append(f"[bold red]{d.code}[/]  {escape(message)}\n   [green]fix:[/] {escape(fix)}")
         out.print(Panel("\n".join(lines), title="diagnosis", title_align="left", border_style="red"))
     elif not report.passed:

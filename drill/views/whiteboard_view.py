@@ -43,7 +43,7 @@ class SessionView:
             return
         out.print(f"[bold red]FAILED[/] {len(failing)}/{total} checks  ({report.duration_s:.2f} s)  ⏱ {clock(left_s)} left")
         for d in report.diagnosis:
-            message, fix = (d.message_zh, d.fix_zh) if self.lang == "zh" else (d.message, d.fix)
+            message, fix = d.text(self.lang)
             out.print(f"  [bold red]{d.code}[/] {escape(message)}\n    [green]fix:[/] {escape(fix)}")
         for check in failing[:MAX_FAILURES]:
             out.print(f"  [red]✗[/] {check.id}: {escape(check.message)}")
