@@ -69,6 +69,17 @@ def test_every_topic_has_a_sixty_second_answer(bank):
             assert 100 <= len(q.answer.en.split()) <= 180, f"{q.id}: a 60-second answer is ~120-160 spoken words"
 
 
+def test_choice_questions_are_well_formed(bank):
+    """3-5 options; a multi-select prompt says so in both languages, a single-answer one never does."""
+    for q in bank.select(types=["choice"]):
+        assert 3 <= len(q.choices) <= 5, q.id
+        if isinstance(q.correct, list):
+            assert "select all that apply" in q.prompt.en.lower(), q.id
+            assert "多选" in q.prompt.zh, q.id
+        else:
+            assert "select all" not in q.prompt.en.lower(), q.id
+
+
 def _numbers(text: str) -> list[float]:
     return [float(m.replace(",", "")) for m in re.findall(r"\d[\d,]*\.?\d*(?:e[-+]?\d+)?", text)]
 
