@@ -19,9 +19,10 @@ from drill.errors import DrillError, ExitCode
 app = typer.Typer(
     name="drill",
     help="Practice for LLM / Transformer interviews: timed quizzes, a whiteboard grader for attention code, streaks.",
-    no_args_is_help=True,
+    no_args_is_help=False,  # bare `drill` shows today's plan; --help keeps the full help
     add_completion=False,
     rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 bank_app = typer.Typer(help="Inspect and validate question banks. Example: drill bank list --level L2", no_args_is_help=True)
 app.add_typer(bank_app, name="bank")
@@ -102,12 +103,29 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@app.callback(invoke_without_command=True)
 def _main(
+    ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show Python tracebacks for errors.")] = False,
 ) -> None:
+    """With no command: today's plan (streak, goal, what is due, what to run next)."""
     _state["debug"] = debug
+    if ctx.invoked_subcommand is None:
+        today_cmd()
+
+
+@command(app, "today", example="drill today --lang zh")
+def today_cmd(lang: LangOpt = None, as_json: JsonOpt = False, bank: BankOpt = None) -> None:
+    """Today's plan: streak, goal, due reviews, weakest topic and the one command to run next (also bare `drill`)."""
+    from drill import dashboard, store
+    from drill.bank.load import load_bank
+    from drill.views import dashboard_view
+    from drill.whiteboard import catalog
+
+    conn, known = store.connect(), set(load_bank(bank).questions)
+    tasks = [(s.exercise.id, s.state) for s in catalog.statuses(conn)]
+    dashboard_view.print_plan(dashboard.plan(conn, known, tasks), resolve_lang(lang), as_json)
 
 
 # --- bank -------------------------------------------------------------------

@@ -26,6 +26,7 @@ sys.__stdout__.write("\\nHEAVY=" + json.dumps(heavy) + "\\n")
 @pytest.mark.parametrize(
     "argv",
     [
+        [],
         ["--help"],
         ["bank", "list"],
         ["bank", "show", "attn-why-sqrt-dk"],
@@ -34,7 +35,7 @@ sys.__stdout__.write("\\nHEAVY=" + json.dumps(heavy) + "\\n")
         ["stats"],
         ["streak"],
     ],
-    ids=lambda a: " ".join(a[:2]),
+    ids=lambda a: " ".join(a[:2]) or "(bare)",
 )
 def test_command_does_not_import_torch(argv, drill_home):
     done = subprocess.run(

@@ -1,0 +1,77 @@
+"""Today's plan: what bare ``drill`` shows, so the user always knows what to run next.
+
+Everything here is read from the log (streak, review due dates, grade runs, accuracy);
+nothing is stored. The one recommended command follows a fixed order: overdue reviews
+first (forgetting is the expensive part), then the daily goal on the weakest topic, then
+the next whiteboard task not yet passed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from drill import review, stats, streak
+
+
+@dataclass(frozen=True)
+class Plan:
+    report: streak.Report
+    due_questions: int
+    next_due: datetime | None  # the earliest future due date, when nothing is due now
+    unseen_questions: int
+    weakest_topic: str | None
+    next_task: str | None  # the first whiteboard task (catalog order) not passed yet
+    failed_tasks: list[str]
+
+    @property
+    def goal_met(self) -> bool:
+        return self.report.today_day.meets(self.report.settings.daily_goal)
+
+    @property
+    def next_command(self) -> str:
+        if self.due_questions:
+            return "drill review"
+        if self.failed_tasks:
+            return f"drill whiteboard {self.failed_tasks[0]}"
+        if not self.goal_met and self.weakest_topic:
+            return stats.drill_command(self.weakest_topic)
+        if not self.goal_met or not self.next_task:
+            return "drill quiz"
+        return f"drill whiteboard {self.next_task}"
+
+    def to_json(self) -> dict:
+        day, goal = self.report.today_day, self.report.settings.daily_goal
+        return {
+            "streak": self.report.streak.current if self.report.settings.enabled else None,
+            "today": {"answered": day.answered, "whiteboard_passed": day.whiteboard_passed, "goal": goal, "met": self.goal_met},
+            "due_questions": self.due_questions,
+            "next_due": self.next_due.isoformat(timespec="seconds") if self.next_due else None,
+            "unseen_questions": self.unseen_questions,
+            "weakest_topic": self.weakest_topic,
+            "failed_tasks": self.failed_tasks,
+            "next_task": self.next_task,
+            "next_command": self.next_command,
+        }
+
+
+def plan(conn: sqlite3.Connection, known: set[str], task_states: list[tuple[str, str]], now: datetime | None = None) -> Plan:
+    """The plan for ``now``; ``known`` are the loaded question ids, ``task_states`` (task, untried|failed|passed) in catalog order."""
+    now = now or datetime.now(timezone.utc)
+    dates = {qid: due for qid, due in review.due_dates(conn).items() if qid in known}
+    due = sum(1 for when in dates.values() if when <= now)
+    upcoming = [when for when in dates.values() if when > now]
+    collected = stats.collect(conn, now)
+    weakest = collected.weakest[0].key if collected.weakest else None
+    failed = [task for task, state in task_states if state == "failed"]
+    untried = [task for task, state in task_states if state != "passed"]
+    return Plan(
+        report=collected.report,
+        due_questions=due,
+        next_due=None if due or not upcoming else min(upcoming),
+        unseen_questions=len(known - set(dates)),
+        weakest_topic=weakest,
+        next_task=untried[0] if untried else None,
+        failed_tasks=failed,
+    )

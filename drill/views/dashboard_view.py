@@ -1,0 +1,85 @@
+"""Bare ``drill``: one screen with the streak, today's goal, what is due and the command to run next."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from rich.cells import cell_len
+
+from drill.dashboard import Plan
+from drill.views.console import out
+
+TEXT = {
+    "title": ("Today", "今日计划"),
+    "streak": ("Streak", "连续打卡"),
+    "streak_value": ("{n} day{s}", "{n} 天"),
+    "streaks_off": ("off (drill config set streaks on)", "已关闭（drill config set streaks on 可开启）"),
+    "goal": ("Goal", "今日目标"),
+    "goal_value": ("{done}/{goal} questions or 1 whiteboard task", "{done}/{goal} 题，或完成 1 道白板题"),
+    "goal_met": ("met ✔", "已完成 ✔"),
+    "due": ("Due", "待复习"),
+    "due_value": ("{n} question{s}", "{n} 题"),
+    "due_none": ("nothing now; next {when}", "现在没有；下一题 {when} 到期"),
+    "due_empty": ("nothing yet: answer a few questions first", "还没有：先做几道题"),
+    "unseen": ("New", "新题"),
+    "unseen_value": ("{n} question{s} you have not seen", "{n} 道没做过的题"),
+    "weakest": ("Weakest topic", "最弱主题"),
+    "weakest_none": ("not enough answers yet", "作答还不够多，暂无"),
+    "tasks": ("Coding", "手写代码"),
+    "tasks_failed": ("not passed yet: {tasks}", "尚未通过：{tasks}"),
+    "tasks_next": ("next: {task}", "下一道：{task}"),
+    "tasks_done": ("every task passed", "全部通过"),
+    "next": ("Next", "下一步"),
+    "help": ("All commands: drill --help", "全部命令：drill --help"),
+}
+
+
+def _t(key: str, lang: str, **values: object) -> str:
+    en, zh = TEXT[key]
+    plural = "s" if values.get("n", 1) != 1 else ""
+    return (zh if lang == "zh" else en).format(s=plural, **values)
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(plan.to_json(), ensure_ascii=False, indent=2))
+        return
+    rep, day = plan.report, plan.report.today_day
+    rows = []
+    if rep.settings.enabled:
+        rows.append(("streak", _t("streak_value", lang, n=rep.streak.current)))
+    else:
+        rows.append(("streak", _t("streaks_off", lang)))
+    goal = _t("goal_met", lang) if plan.goal_met else _t("goal_value", lang, done=day.answered, goal=rep.settings.daily_goal)
+    rows.append(("goal", goal))
+    if plan.due_questions:
+        rows.append(("due", _t("due_value", lang, n=plan.due_questions)))
+    elif plan.next_due:
+        rows.append(("due", _t("due_none", lang, when=_when(plan.next_due))))
+    else:
+        rows.append(("due", _t("due_empty", lang)))
+    if plan.unseen_questions:
+        rows.append(("unseen", _t("unseen_value", lang, n=plan.unseen_questions)))
+    rows.append(("weakest", plan.weakest_topic or _t("weakest_none", lang)))
+    if plan.failed_tasks:
+        tasks = _t("tasks_failed", lang, tasks=", ".join(plan.failed_tasks))
+    elif plan.next_task:
+        tasks = _t("tasks_next", lang, task=plan.next_task)
+    else:
+        tasks = _t("tasks_done", lang)
+    rows.append(("tasks", tasks))
+
+    width = max(cell_len(_t(key, lang)) for key, _ in rows) + 2
+    out.print(f"[bold]{_t('title', lang)}[/]")
+    for key, value in rows:
+        label = _t(key, lang)
+        out.print(f"  {label}{' ' * (width - cell_len(label))}{value}", markup=False, highlight=False)
+    out.print()
+    out.print(f"[bold green]{_t('next', lang)} ›[/] [bold]{plan.next_command}[/]")
+    out.print(f"[dim]{_t('help', lang)}[/]")
+
