@@ -13,14 +13,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from drill import __version__
+from drill import __version__, completion
 from drill.errors import DrillError, ExitCode
 
 app = typer.Typer(
     name="drill",
     help="Practice for LLM / Transformer interviews: timed quizzes, a whiteboard grader for attention code, streaks.",
     no_args_is_help=False,  # bare `drill` shows today's plan; --help keeps the full help
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion; the name lists live in drill.completion
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -84,7 +84,11 @@ def _levels(values: Optional[list[str]]) -> list[str]:
 
 BankOpt = Annotated[Optional[list[Path]], typer.Option("--bank", help="Extra bank file or folder (repeatable); also $DRILL_BANKS.")]
 LevelOpt = Annotated[Optional[list[str]], typer.Option("--level", "-l", help="L1, L2 or L3 (repeatable or comma list).")]
-TopicOpt = Annotated[Optional[list[str]], typer.Option("--topic", "-t", help="Topic slug (repeatable or comma list).")]
+TopicOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--topic", "-t", autocompletion=completion.topics,
+                 help=f"Topic (repeatable or comma list): {', '.join(completion.bundled_topics())}."),
+]  # fmt: skip
 LangOpt = Annotated[Optional[str], typer.Option("--lang", help="Content language: en or zh (default: config, then locale).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -137,12 +141,13 @@ def bank_list(level: LevelOpt = None, topic: TopicOpt = None, as_json: JsonOpt =
     from drill.bank.load import load_bank
     from drill.views import bank_view
 
-    questions = load_bank(bank).select(levels=_levels(level), topics=split_values(topic))
+    loaded = load_bank(bank)
+    questions = loaded.select(levels=_levels(level), topics=loaded.known_topics(split_values(topic)))
     bank_view.print_list(questions, as_json)
 
 
 @command(bank_app, "show", example="drill bank show attn-why-sqrt-dk --lang zh")
-def bank_show(question_id: Annotated[str, typer.Argument(help="Question id.")], lang: LangOpt = None, bank: BankOpt = None) -> None:
+def bank_show(question_id: Annotated[str, typer.Argument(help="Question id.", autocompletion=completion.question_ids)], lang: LangOpt = None, bank: BankOpt = None) -> None:
     """Show one question with its answer, key points and follow-ups."""
     from drill.bank.load import load_bank
     from drill.views import bank_view
@@ -200,8 +205,9 @@ def quiz_cmd(
 
     levels, types = _levels(level), _checked(split_values(qtype), TYPES, "--type")
     _checked([reveal], ("each", "end"), "--reveal")
-    topics, lang = split_values(topic), resolve_lang(lang)
-    candidates = load_bank(bank).select(levels=levels, topics=topics, types=types)
+    loaded, lang = load_bank(bank), resolve_lang(lang)
+    topics = loaded.known_topics(split_values(topic))
+    candidates = loaded.select(levels=levels, topics=topics, types=types)
     if not candidates:
         raise DrillError("no questions match the given --level/--topic/--type")
     conn = store.connect()
@@ -242,7 +248,7 @@ def review_cmd(
 
 @command(app, "mock", example="drill mock --topic attention-core --minutes 20")
 def mock_cmd(
-    pitch_topic: Annotated[Optional[str], typer.Argument(metavar="[TOPIC]", help="Topic (same as --topic), e.g. with --pitch.")] = None,
+    pitch_topic: Annotated[Optional[str], typer.Argument(metavar="[TOPIC]", help="Topic (same as --topic), e.g. with --pitch.", autocompletion=completion.topics)] = None,
     topic: TopicOpt = None,
     minutes: Annotated[int, typer.Option("--minutes", min=1, help="Length of the interview.")] = 20,
     pitch: Annotated[bool, typer.Option("--pitch", help="Give the 60-second answer of a topic instead.")] = False,
@@ -258,7 +264,8 @@ def mock_cmd(
     from drill.bank.load import load_bank
     from drill.play import play
 
-    topics, lang, loaded = split_values(topic) + ([pitch_topic] if pitch_topic else []), resolve_lang(lang), load_bank(bank)
+    lang, loaded = resolve_lang(lang), load_bank(bank)
+    topics = loaded.known_topics(split_values(topic) + ([pitch_topic] if pitch_topic else []))
     options = {"topic": topics, "minutes": minutes, "pitch": pitch, "lang": lang, "seed": seed}
     if pitch:
         questions, settings, stop_at = [mock.pitch(loaded, topics, seed)], quiz.Settings(time=mock.PITCH_SECONDS), None
@@ -270,7 +277,7 @@ def mock_cmd(
 
 config_app = typer.Typer(help="Read and change settings. Example: drill config set lang zh", no_args_is_help=True)
 app.add_typer(config_app, name="config")
-KeyArg = Annotated[str, typer.Argument(help="lang, daily-goal, day-start-hour or streaks.")]
+KeyArg = Annotated[str, typer.Argument(help="lang, daily-goal, day-start-hour or streaks.", autocompletion=completion.config_keys)]
 
 
 @command(config_app, "set", example="drill config set daily-goal 10")
@@ -310,7 +317,7 @@ TASK_NAMES = "sdpa, mha, causal, padding, cross, gqa, kv_cache, flash, rope or b
 @command(app, "grade", example="drill grade my_attn.py --task mha")
 def grade_cmd(
     file: Annotated[Path, typer.Argument(help="Your Python file (see docs/whiteboard.md for what it must define).", dir_okay=False)],
-    task: Annotated[Optional[str], typer.Option("--task", help=f"{TASK_NAMES} (default: detected from the names the file defines).")] = None,
+    task: Annotated[Optional[str], typer.Option("--task", autocompletion=completion.task_ids, help=f"{TASK_NAMES} (default: detected from the names the file defines).")] = None,
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda (cuda adds fp16 and bf16 runs).")] = "auto",
     seed: Annotated[int, typer.Option("--seed", help="Seed for the random inputs.")] = 0,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds your code may run in total.")] = 60.0,
@@ -346,7 +353,7 @@ def grade_cmd(
 
 @command(app, "whiteboard", example="drill whiteboard sdpa --minutes 20")
 def whiteboard_cmd(
-    task: Annotated[Optional[str], typer.Argument(help="Task id (see drill tasks; default: the first one not passed yet).")] = None,
+    task: Annotated[Optional[str], typer.Argument(help="Task id (see drill tasks; default: the first one not passed yet).", autocompletion=completion.task_ids)] = None,
     file: Annotated[Optional[Path], typer.Option("--file", dir_okay=False, help="Your file (default: ./drill_TASK.py); an existing file is resumed, never overwritten.")] = None,
     minutes: Annotated[int, typer.Option("--minutes", min=1, help="Time limit.")] = 20,
     editor: Annotated[bool, typer.Option("--editor", help="Open the file in $EDITOR (a GUI editor; or edit in another terminal).")] = False,
@@ -439,7 +446,8 @@ def export_anki(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, b
     from drill.bank.load import load_bank
     from drill.views import history_view
 
-    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
+    loaded = load_bank(bank)
+    questions = loaded.select(levels=split_values(level), topics=loaded.known_topics(split_values(topic)))
     export_anki.write(questions, file)
     history_view.print_written(file, len(questions))
 
@@ -451,7 +459,8 @@ def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = Non
     from drill.bank.load import load_bank
     from drill.views import history_view
 
-    questions = load_bank(bank).select(levels=split_values(level), topics=split_values(topic))
+    loaded = load_bank(bank)
+    questions = loaded.select(levels=split_values(level), topics=loaded.known_topics(split_values(topic)))
     export_markdown.write(questions, resolve_lang(lang), file)
     history_view.print_written(file, len(questions))
 

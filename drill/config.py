@@ -44,7 +44,9 @@ KEYS: dict[str, tuple[str | None, Callable[[str], str], str]] = {
 
 def _known(key: str) -> None:
     if key not in KEYS:
-        raise DrillError(f"unknown config key {key!r} (known: {', '.join(KEYS)})")
+        from drill.suggest import hint
+
+        raise DrillError(f"unknown config key {key!r}{hint(key, KEYS)} (known: {', '.join(KEYS)})")
 
 
 def get(conn: sqlite3.Connection, key: str) -> str | None:

@@ -43,11 +43,22 @@ class Bank:
             and (not tags or set(q.tags) & set(tags))
         ]
 
+    def known_topics(self, topics: list[str]) -> list[str]:
+        """``topics`` unchanged when each is in the bank; else a usage error with a did-you-mean."""
+        from drill.suggest import hint
+
+        for topic in topics:
+            if topic not in self.topics:
+                raise DrillError(f"--topic: no topic {topic!r}{hint(topic, self.topics)} (drill bank stats lists them)")
+        return topics
+
     def get(self, qid: str) -> Question:
         try:
             return self.questions[qid]
         except KeyError:
-            raise DrillError(f"no question with id {qid!r} in the loaded banks") from None
+            from drill.suggest import hint
+
+            raise DrillError(f"no question with id {qid!r} in the loaded banks{hint(qid, self.questions)}") from None
 
     @property
     def topics(self) -> list[str]:

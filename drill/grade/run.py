@@ -49,7 +49,9 @@ def make_request(
     if not path.is_file():
         raise DrillError(f"{path}: no such file")
     if task is not None and task not in TASKS:
-        raise DrillError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
+        from drill.suggest import hint
+
+        raise DrillError(f"unknown task {task!r}{hint(task, TASKS)} (tasks: {', '.join(TASKS)})")
     if device not in DEVICES:
         raise DrillError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
     if timeout <= 0:

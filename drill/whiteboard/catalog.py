@@ -68,7 +68,9 @@ def load(path: Path = CATALOG) -> dict[str, Exercise]:
 def get(task: str) -> Exercise:
     exercises = load()
     if task not in exercises:
-        raise DrillError(f"unknown task {task!r}; choose one of {', '.join(exercises)}")
+        from drill.suggest import hint
+
+        raise DrillError(f"unknown task {task!r}{hint(task, exercises)} (tasks: {', '.join(exercises)})")
     return exercises[task]
 
 
