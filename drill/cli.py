@@ -311,6 +311,14 @@ def config_list() -> None:
 # --- grade ------------------------------------------------------------------
 
 
+def _require_torch() -> None:
+    """Grading runs user code with torch: say so in one line before anything is written."""
+    from importlib.util import find_spec
+
+    if find_spec("torch") is None:
+        raise DrillError("grading needs torch, which is not installed here: pip install 'llm-drill[grade]' (or install a torch build of your choice first)")
+
+
 TASK_NAMES = "sdpa, mha, causal, padding, cross, gqa, kv_cache, flash, rope or block"
 
 
@@ -328,6 +336,7 @@ def grade_cmd(
     bench_max_t: Annotated[int, typer.Option("--bench-max-t", min=256, help="Largest T for --bench (quick runs).")] = 4096,
 ) -> None:
     """Grade your own attention code against the reference kernel and name the classic bug."""
+    _require_torch()
     from drill import store
     from drill.grade import grade_file
     from drill.grade.run import bench_file
@@ -360,6 +369,7 @@ def whiteboard_cmd(
     lang: LangOpt = None,
 ) -> None:
     """Write a task from its template on a timer; every save is re-graded until all checks pass."""
+    _require_torch()
     import os
 
     from drill import store, streak
