@@ -161,7 +161,7 @@ def bank_validate(paths: Annotated[list[Path], typer.Argument(help="Bank files o
     from drill.bank.load import default_paths, load_paths
     from drill.views.console import out
 
-    loaded = load_paths(default_paths(paths), use_cache=False)
+    loaded = load_paths(default_paths(paths), use_cache=False, lint=True)
     out.print(f"ok: {len(loaded.questions)} questions in {len(loaded.files)} files")
 
 
@@ -343,9 +343,10 @@ def grade_cmd(
     from drill.grade.tasks import BENCH_TASKS
     from drill.views import bench_view, grade_view
 
+    conn = store.connect()  # an unusable database is reported before grading, not after
     with grade_view.progress(not as_json) as on_event:
         report = grade_file(file, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins, on_event=on_event)
-    store.record_grade_run(store.connect(), task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
+    store.record_grade_run(conn, task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
                            codes=[d.code for d in report.diagnosis], seconds=report.duration_s)  # fmt: skip
     benchable = bench and report.passed and report.task in BENCH_TASKS
     timing = bench_file(file, task=report.task, device=device, seed=seed, max_t=bench_max_t) if benchable else None

@@ -41,3 +41,7 @@ class BankError(DrillError):
     @property
     def lines(self) -> list[str]:
         return list(self.problems)
+
+
+class StorageError(DrillError):
+    """The database could not be written or read (a full disk, a damaged or locked file)."""

@@ -17,7 +17,15 @@ def data_home() -> Path:
         import platformdirs
 
         path = Path(platformdirs.user_data_dir("drill", appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from drill.errors import DrillError
+
+        blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+        reason = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc))
+        source = "DRILL_HOME" if override else "the data folder"
+        raise DrillError(f"{source} {path} cannot be used: {reason}; point DRILL_HOME at a folder") from None
     return path
 
 

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from drill import review, store
 from drill.answers import Rating, is_correct, matched_key_points, objective_rating
+from drill.errors import StorageError
 
 LEVEL_SECONDS = {"L1": 60, "L2": 90, "L3": 120}
 
@@ -165,7 +166,7 @@ def run(
 ) -> Summary:
     """Ask, grade and record each question; stop early at ``stop_at`` (a monotonic time) or on interrupt."""
     summary = Summary(store.start_session(conn, kind, options or {}), kind, len(questions))
-    status = "incomplete"
+    status, storage_failed = "incomplete", False
     try:
         for n, q in enumerate(questions, 1):
             if stop_at is not None and time.monotonic() >= stop_at:
@@ -187,6 +188,13 @@ def run(
         summary.stopped = "interrupt"
     except EOFError:
         summary.stopped = "eof"
+    except StorageError as exc:
+        storage_failed = True
+        raise StorageError(f"{exc}; the {len(summary.results)} answers given before it are saved") from None
     finally:
-        store.finish_session(conn, summary.session_id, status)
+        try:
+            store.finish_session(conn, summary.session_id, status)
+        except StorageError:
+            if not storage_failed:  # else the session stays 'running': the disk cannot take even that
+                raise
     return summary

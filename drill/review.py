@@ -29,6 +29,23 @@ def _when(stamp: str) -> datetime:
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
+def _moment(stamp) -> datetime | None:
+    """A stored time as UTC, or None when it cannot be one (text from a damaged or hand-edited database)."""
+    try:
+        return _when(stamp)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _usable(log: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The attempts a replay can use: readable times no later than now plus the allowed clock skew.
+
+    A time far ahead (year 9999) would overflow the scheduler; it is skipped, never fatal.
+    """
+    horizon = datetime.now(timezone.utc) + store.CLOCK_SKEW
+    return [(stamp, rating) for stamp, rating in log if (moment := _moment(stamp)) is not None and moment <= horizon]
+
+
 def _card_id(question_id: str) -> int:
     return int.from_bytes(hashlib.sha256(question_id.encode()).digest()[:6], "big")
 
@@ -43,10 +60,7 @@ def replay(question_id: str, log: list[tuple[str, int]]) -> Card:
 
 def rebuild(conn: sqlite3.Connection, question_id: str) -> None:
     """Recompute one question's card from its attempts (inside the caller's transaction)."""
-    log = [
-        (r[0], r[1])
-        for r in conn.execute("SELECT answered_at, rating FROM attempts WHERE question_id = ? ORDER BY answered_at, id", (question_id,))
-    ]
+    log = _usable(conn.execute("SELECT answered_at, rating FROM attempts WHERE question_id = ? ORDER BY answered_at, id", (question_id,)).fetchall())
     if not log:
         conn.execute("DELETE FROM review_state WHERE question_id = ?", (question_id,))
         return
@@ -57,27 +71,25 @@ def rebuild(conn: sqlite3.Connection, question_id: str) -> None:
     )
 
 
-def _latest_answers(conn: sqlite3.Connection) -> dict[str, str]:
-    """When each question was last answered (UTC ISO text)."""
-    return dict(conn.execute("SELECT question_id, MAX(answered_at) FROM attempts GROUP BY question_id").fetchall())
-
-
-def _stale(conn: sqlite3.Connection, latest: dict[str, str]) -> list[str]:
+def _stale(conn: sqlite3.Connection) -> list[str]:
+    """Questions whose card is missing, from another format, or older than their latest attempt."""
     stale = []
-    for qid, last in latest.items():
-        row = conn.execute("SELECT card, scheduler FROM review_state WHERE question_id = ?", (qid,)).fetchone()
+    rows = conn.execute(
+        "SELECT l.question_id, l.answered_at, r.card, r.scheduler FROM question_last l LEFT JOIN review_state r USING (question_id)"
+    )
+    for qid, last, card, scheduler in rows:
         try:
-            fresh = row is not None and row[1] == SCHEDULER_TAG and Card.from_json(row[0]).last_review == _when(last)
-        except (ValueError, KeyError, TypeError):
+            fresh = scheduler == SCHEDULER_TAG and Card.from_json(card).last_review == _when(last)
+        except (ValueError, KeyError, TypeError, OverflowError):
             fresh = False
         if not fresh:
             stale.append(qid)
     return stale
 
 
-def sync(conn: sqlite3.Connection, latest: dict[str, str] | None = None) -> list[str]:
+def sync(conn: sqlite3.Connection) -> list[str]:
     """Rebuild every card that is missing, from another format, or behind the log; return their ids."""
-    stale = _stale(conn, _latest_answers(conn) if latest is None else latest)
+    stale = _stale(conn)
     if stale:
         with store.transaction(conn):
             for qid in stale:
@@ -91,12 +103,15 @@ def due_dates(conn: sqlite3.Connection) -> dict[str, datetime]:
     A failing grade run linked to a question (see drill.mistakes) makes it due at the run's
     time until the question is answered after it; this is read from the log, never stored.
     """
-    answered = _latest_answers(conn)
-    sync(conn, answered)
-    dates = {r[0]: _when(r[1]) for r in conn.execute("SELECT question_id, due FROM review_state")}
+    sync(conn)
+    answered = store.last_answered(conn)
+    dates = {qid: due for qid, stamp in conn.execute("SELECT question_id, due FROM review_state") if (due := _moment(stamp))}
     for qid, run_at in mistakes.nudges(conn).items():
-        nudged = _when(run_at)
-        if qid not in answered or _when(answered[qid]) < nudged:
+        nudged = _moment(run_at)
+        if nudged is None:
+            continue
+        last = _moment(answered.get(qid))
+        if last is None or last < nudged:
             dates[qid] = min(dates.get(qid, nudged), nudged)
     return dates
 

@@ -1,4 +1,4 @@
-"""Aggregates of the attempt log for ``drill stats``, computed in SQL so 100k attempts stay fast.
+"""Aggregates of the attempt log for ``drill stats``, read from totals the store keeps, so history size does not matter.
 
 Accuracy: an objective question (choice, numeric, shape) counts as correct when
 its ``correct`` column is 1; an open question, which has no ``correct``, counts as
@@ -13,7 +13,6 @@ from datetime import datetime
 
 from drill import streak
 
-CORRECT = "CASE WHEN correct IS NULL THEN rating >= 3 ELSE correct = 1 END"
 WEAKEST = 5
 FREQUENT_MISTAKES = 5
 MIN_ATTEMPTS_FOR_WEAKEST = 3  # one unlucky answer does not make a topic weak
@@ -108,12 +107,9 @@ def _rollup(rows: list, key: int) -> dict[str, list]:
 
 
 def collect(conn: sqlite3.Connection, now: datetime | None = None) -> Stats:
-    """One grouped scan (covered by the ``attempts_stats`` index), rolled up by level and by topic."""
+    """The per-(level, topic) totals the store keeps (see ``store.SUMMARY_SCHEMA``), rolled up by level and by topic."""
     stats = Stats(streak.report(conn, now))
-    rows = conn.execute(
-        f"SELECT level, topic, COUNT(*), SUM({CORRECT}), SUM(seconds), SUM(time_limit), COUNT(time_limit), SUM(timed_out)"
-        " FROM attempts GROUP BY level, topic"
-    ).fetchall()
+    rows = conn.execute("SELECT level, topic, attempts, correct, seconds, limit_sum, limited, timed_out FROM topic_totals").fetchall()
     levels, topics = _rollup(rows, 0), _rollup(rows, 1)
     stats.by_level = [Accuracy(k, n, ok) for k, (n, ok, *_) in levels.items()]
     stats.by_topic = [Accuracy(k, n, ok) for k, (n, ok, *_) in topics.items()]

@@ -12,14 +12,15 @@ import json
 import sqlite3
 import uuid
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Union
 
-from drill.errors import DrillError
+from drill.errors import DrillError, StorageError
 from drill.paths import db_path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+CLOCK_SKEW = timedelta(days=1)  # how far ahead of this clock a recorded time may be (another machine's clock)
 
 Step = Union[str, Callable[[sqlite3.Connection], None]]
 
@@ -87,7 +88,100 @@ MIGRATIONS: list[tuple[str, Step]] = [
         CREATE INDEX attempts_stats ON attempts(level, topic, correct, rating, seconds, time_limit, timed_out);
         """,
     ),
+    ("003_session_uid", lambda conn: _add_session_uids(conn)),
+    ("004_summaries", lambda conn: _add_summaries(conn)),
 ]
+
+# Tables kept up to date from the attempt log by triggers, so reading the history costs the number of
+# questions, topics or hours, not of attempts. Derived only: rebuild_summaries() recomputes them.
+CORRECT_OF = "CASE WHEN {r}.correct IS NULL THEN {r}.rating >= 3 ELSE {r}.correct = 1 END"
+_ADD = """
+INSERT INTO question_last VALUES ({r}.question_id, {r}.id, {r}.answered_at, {r}.rating)
+    ON CONFLICT(question_id) DO UPDATE SET attempt_id = excluded.attempt_id, answered_at = excluded.answered_at, rating = excluded.rating
+    WHERE (excluded.answered_at, excluded.attempt_id) > (question_last.answered_at, question_last.attempt_id);
+INSERT INTO topic_totals VALUES ({r}.level, {r}.topic, 1, {correct}, {r}.seconds, coalesce({r}.time_limit, 0), {r}.time_limit IS NOT NULL, {r}.timed_out)
+    ON CONFLICT(level, topic) DO UPDATE SET attempts = attempts + 1, correct = correct + excluded.correct, seconds = seconds + excluded.seconds,
+    limit_sum = limit_sum + excluded.limit_sum, limited = limited + excluded.limited, timed_out = timed_out + excluded.timed_out;
+INSERT INTO hour_counts VALUES (substr({r}.local_time, 1, 13), 1) ON CONFLICT(hour) DO UPDATE SET attempts = attempts + 1;
+"""
+_REMOVE = """
+UPDATE topic_totals SET attempts = attempts - 1, correct = correct - {correct}, seconds = seconds - {r}.seconds,
+    limit_sum = limit_sum - coalesce({r}.time_limit, 0), limited = limited - ({r}.time_limit IS NOT NULL), timed_out = timed_out - {r}.timed_out
+    WHERE level = {r}.level AND topic = {r}.topic;
+DELETE FROM topic_totals WHERE level = {r}.level AND topic = {r}.topic AND attempts = 0;
+UPDATE hour_counts SET attempts = attempts - 1 WHERE hour = substr({r}.local_time, 1, 13);
+DELETE FROM hour_counts WHERE hour = substr({r}.local_time, 1, 13) AND attempts = 0;
+DELETE FROM question_last WHERE question_id = {r}.question_id AND attempt_id = {r}.id;
+INSERT OR IGNORE INTO question_last SELECT question_id, id, answered_at, rating FROM attempts
+    WHERE question_id = {r}.question_id ORDER BY answered_at DESC, id DESC LIMIT 1;
+"""
+
+
+def _sql(template: str, row: str) -> str:
+    return template.format(r=row, correct=CORRECT_OF.format(r=row))
+
+
+SUMMARY_TABLES = ("question_last", "topic_totals", "hour_counts")
+SUMMARY_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS question_last (
+    question_id TEXT PRIMARY KEY, attempt_id INTEGER NOT NULL, answered_at TEXT NOT NULL, rating INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS topic_totals (
+    level TEXT NOT NULL, topic TEXT NOT NULL, attempts INTEGER NOT NULL, correct INTEGER NOT NULL, seconds REAL NOT NULL,
+    limit_sum REAL NOT NULL, limited INTEGER NOT NULL, timed_out INTEGER NOT NULL, PRIMARY KEY (level, topic));
+CREATE TABLE IF NOT EXISTS hour_counts (hour TEXT PRIMARY KEY, attempts INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS attempts_added AFTER INSERT ON attempts BEGIN {_sql(_ADD, "NEW")} END;
+CREATE TRIGGER IF NOT EXISTS attempts_removed AFTER DELETE ON attempts BEGIN {_sql(_REMOVE, "OLD")} END;
+CREATE TRIGGER IF NOT EXISTS attempts_changed AFTER UPDATE ON attempts BEGIN {_sql(_REMOVE, "OLD")} {_sql(_ADD, "NEW")} END;
+"""
+SUMMARY_TRIGGERS = ("attempts_added", "attempts_removed", "attempts_changed")
+CORE_TABLES = ("sessions", "attempts", "grade_runs", "review_state", "config")
+
+
+def rebuild_summaries(conn: sqlite3.Connection) -> None:
+    """Recompute the summary tables from the attempt log (inside the caller's transaction)."""
+    for table in SUMMARY_TABLES:
+        conn.execute(f"DELETE FROM {table}")
+    conn.execute(
+        "INSERT INTO question_last SELECT question_id, id, answered_at, rating FROM (SELECT question_id, id, answered_at, rating,"
+        " row_number() OVER (PARTITION BY question_id ORDER BY answered_at DESC, id DESC) AS n FROM attempts) WHERE n = 1"
+    )
+    conn.execute(
+        f"INSERT INTO topic_totals SELECT level, topic, COUNT(*), SUM({CORRECT_OF.format(r='attempts')}), SUM(seconds),"
+        " coalesce(SUM(time_limit), 0), COUNT(time_limit), SUM(timed_out) FROM attempts GROUP BY level, topic"
+    )
+    conn.execute("INSERT INTO hour_counts SELECT substr(local_time, 1, 13), COUNT(*) FROM attempts GROUP BY 1")
+
+
+def _add_summaries(conn: sqlite3.Connection) -> None:
+    for statement in _statements(SUMMARY_SCHEMA):
+        conn.execute(statement)
+    rebuild_summaries(conn)
+    # the summaries replace the stats indexes; review replays one question's attempts in answer order
+    for index in ("attempts_local_hour", "attempts_stats", "attempts_question"):
+        conn.execute(f"DROP INDEX IF EXISTS {index}")
+    conn.execute("CREATE INDEX attempts_question_time ON attempts(question_id, answered_at, id)")
+
+
+def session_uid(kind: str, started_at: str, options: str, first_attempt: str | None, repeat: int = 0) -> str:
+    """The uid of a session recorded before sessions had one: the same on every machine holding a copy of it.
+
+    Copies share their kind, start, options and attempts (whose uids are unique), whatever their local ids.
+    """
+    import hashlib
+
+    key = "\x00".join([str(kind), str(started_at), str(options), first_attempt or "", str(repeat)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def _add_session_uids(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE sessions ADD COLUMN uid TEXT")
+    first = dict(conn.execute("SELECT session_id, MIN(uid) FROM attempts WHERE session_id IS NOT NULL GROUP BY session_id"))
+    seen: dict[str, int] = {}
+    for sid, kind, started_at, options in conn.execute("SELECT id, kind, started_at, options FROM sessions ORDER BY id").fetchall():
+        base = session_uid(kind, started_at, options, first.get(sid))
+        repeat = seen[base] = seen.get(base, -1) + 1
+        conn.execute("UPDATE sessions SET uid = ? WHERE id = ?", (session_uid(kind, started_at, options, first.get(sid), repeat), sid))
+    conn.execute("CREATE UNIQUE INDEX sessions_uid ON sessions(uid)")
 
 
 def now_stamps(now: datetime | None = None) -> tuple[str, str, int]:
@@ -102,32 +196,60 @@ def now_stamps(now: datetime | None = None) -> tuple[str, str, int]:
     )
 
 
-def _check_is_drill_db(path: Path) -> None:
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with path.open("rb") as fh:
-        if fh.read(16) != SQLITE_MAGIC:
-            raise DrillError(f"{path} is not a drill database (not SQLite); move it away or set DRILL_HOME")
+def _is_new(path: Path) -> bool:
+    """True for a missing or zero-length file (the only ones that may become a drill database); refuse non-SQLite files."""
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            return True
+        with path.open("rb") as fh:
+            magic = fh.read(16)
+    except OSError as exc:
+        raise DrillError(f"{path}: cannot read the database: {exc.strerror or exc}") from None
+    if magic != SQLITE_MAGIC:
+        raise DrillError(f"{path} is not a drill database (not SQLite); move it away or set DRILL_HOME")
+    return False
 
 
-def _applied(conn: sqlite3.Connection) -> set[str]:
+def _applied(conn: sqlite3.Connection, new: bool) -> set[str]:
+    """The migrations already applied; creates the bookkeeping table only in a new, empty database."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if "_migrations" not in tables:
-        if tables:
-            raise DrillError(f"{conn_path(conn)} is an SQLite file but not a drill database; move it away or set DRILL_HOME")
-        conn.execute("CREATE TABLE _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)")
-        return set()
-    return {r[0] for r in conn.execute("SELECT name FROM _migrations")}
+    foreign = f"{conn_path(conn)} is an SQLite file but not a drill database; move it away or set DRILL_HOME"
+    if "_migrations" in tables:
+        done = {r[0] for r in conn.execute("SELECT name FROM _migrations")}
+        if not done:
+            raise DrillError(foreign)
+        return done
+    if tables or not new:
+        raise DrillError(foreign)
+    conn.execute("CREATE TABLE _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)")
+    return set()
 
 
 def conn_path(conn: sqlite3.Connection) -> str:
     return next((r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "database")
 
 
-def migrate(conn: sqlite3.Connection) -> list[str]:
-    """Apply pending steps in order, each in its own transaction; return their names."""
+def _apply(conn: sqlite3.Connection, name: str, step: Step) -> None:
+    if callable(step):
+        step(conn)
+    else:
+        for statement in _statements(step):
+            conn.execute(statement)
+    conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, now_stamps()[0]))
+
+
+def migrate(conn: sqlite3.Connection, new: bool = False) -> list[str]:
+    """Apply pending steps in order, each in its own transaction; return their names.
+
+    A new database gets every step in the transaction that creates ``_migrations``, so a crash
+    never leaves a half-made file that would later be refused as foreign.
+    """
     with transaction(conn):
-        done = _applied(conn)
+        done = _applied(conn, new)
+        if not done:
+            for name, step in MIGRATIONS:
+                _apply(conn, name, step)
+            return [name for name, _ in MIGRATIONS]
     names = [name for name, _ in MIGRATIONS]
     unknown = done - set(names)
     if unknown:
@@ -139,14 +261,32 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
         with transaction(conn):
             if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
                 continue  # another process applied it meanwhile
-            if callable(step):
-                step(conn)
-            else:
-                for statement in _statements(step):
-                    conn.execute(statement)
-            conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, now_stamps()[0]))
+            _apply(conn, name, step)
         applied.append(name)
     return applied
+
+
+def _check_schema(conn: sqlite3.Connection) -> None:
+    """Refuse a database that lost a table; silently remake lost summaries (they are derived from the log)."""
+    present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+    lost = [t for t in CORE_TABLES if t not in present]
+    if lost:
+        raise DrillError(
+            f"{conn_path(conn)}: damaged drill database: table `{lost[0]}` is missing;"
+            " move the file away and `drill history import` an export (or restore a backup)"
+        )
+    if not present.issuperset(SUMMARY_TABLES + SUMMARY_TRIGGERS):
+        with transaction(conn):
+            for statement in _statements(SUMMARY_SCHEMA):
+                conn.execute(statement)
+            rebuild_summaries(conn)
+
+
+def describe(path: Path | str, exc: sqlite3.Error) -> str:
+    """One line for a database failure; a full disk is named as such."""
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        return f"{path}: the disk is full (free some space, then run it again)"
+    return f"{path}: cannot use the database: {exc}"
 
 
 def _statements(script: str) -> list[str]:
@@ -164,36 +304,43 @@ def _statements(script: str) -> list[str]:
 def connect(path: Path | None = None) -> sqlite3.Connection:
     """Open (creating and migrating if needed) the drill database."""
     path = path or db_path()
-    _check_is_drill_db(path)
+    new = _is_new(path)
     try:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA busy_timeout=30000")
-        migrate(conn)  # first: it refuses a foreign database before anything writes to it
+        migrate(conn, new)  # first: it refuses a foreign database before anything writes to it
         conn.execute("PRAGMA journal_mode=WAL")
-    except sqlite3.DatabaseError as exc:
-        raise DrillError(f"{path}: cannot use the database: {exc}") from None
+        _check_schema(conn)
+    except sqlite3.Error as exc:
+        raise StorageError(describe(path, exc)) from None
     return conn
 
 
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``: the writer lock is taken up front, so concurrent writers queue instead of failing."""
-    conn.execute("BEGIN IMMEDIATE")
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``: the writer lock is taken up front, so concurrent writers queue instead of failing.
+
+    A write the environment refuses (full disk, damaged file, lock held too long) becomes a one-line StorageError.
+    """
     try:
+        conn.execute("BEGIN IMMEDIATE")
         yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:  # SQLite may already have rolled back (a full disk at COMMIT)
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError:
+            raise StorageError(describe(conn_path(conn), exc)) from None
         raise
-    conn.execute("COMMIT")
 
 
 def start_session(conn: sqlite3.Connection, kind: str, options: dict) -> int:
     with transaction(conn):
         cur = conn.execute(
-            "INSERT INTO sessions (kind, started_at, options) VALUES (?, ?, ?)",
-            (kind, now_stamps()[0], json.dumps(options, sort_keys=True, default=str)),
+            "INSERT INTO sessions (uid, kind, started_at, options) VALUES (?, ?, ?, ?)",
+            (uuid.uuid4().hex, kind, now_stamps()[0], json.dumps(options, sort_keys=True, default=str)),
         )
     return int(cur.lastrowid)
 
@@ -242,11 +389,12 @@ def insert_attempt(
 
 def last_ratings(conn: sqlite3.Connection) -> dict[str, int]:
     """The rating of each question's latest attempt, by answer time (imported attempts get new, higher ids)."""
-    rows = conn.execute(
-        "SELECT question_id, rating FROM attempts a WHERE id = (SELECT id FROM attempts b WHERE b.question_id = a.question_id"
-        " ORDER BY answered_at DESC, id DESC LIMIT 1)"
-    )
-    return {r["question_id"]: r["rating"] for r in rows}
+    return dict(conn.execute("SELECT question_id, rating FROM question_last").fetchall())
+
+
+def last_answered(conn: sqlite3.Connection) -> dict[str, str]:
+    """When each question was last answered (UTC ISO text, as stored)."""
+    return dict(conn.execute("SELECT question_id, answered_at FROM question_last").fetchall())
 
 
 def attempts(conn: sqlite3.Connection, session_id: int | None = None) -> list[sqlite3.Row]:

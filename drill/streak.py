@@ -76,7 +76,7 @@ def compute(goals: set[date], current_day: date) -> Streak:
     result = Streak(practice_days=len(goals), goal_days=set(goals))
     if not goals:
         return result
-    end = max(current_day, max(goals))  # a goal day ahead of today: clock or zone skew
+    end = current_day  # a goal day ahead of today (another machine's clock) counts once its day comes
     run = held = 0
     day = min(goals)
     while day <= end:
@@ -116,26 +116,26 @@ def settings(conn: sqlite3.Connection) -> Settings:
     return Settings(int(config.get(conn, "daily-goal")), int(config.get(conn, "day-start-hour")), config.get(conn, "streaks") != "off")
 
 
-# Counts per local hour first (in the order of the attempts_local_hour index, so without sorting every
-# row), then per date, split into hours before and after the day start.
-PER_DAY = """
-SELECT substr(hour, 1, 10), substr(hour, 12, 2) < :start, SUM(n)
-FROM (SELECT substr(local_time, 1, 13) AS hour, COUNT(*) AS n FROM {table} {where} GROUP BY hour)
-GROUP BY 1, 2
-"""
+# Counts per local hour (kept by the store for attempts), then per date, split into hours before and after the day start.
+PER_DAY = "SELECT substr(hour, 1, 10), substr(hour, 12, 2) < :start, SUM(n) FROM ({hours}) GROUP BY 1, 2"
+ATTEMPT_HOURS = "SELECT hour, attempts AS n FROM hour_counts"
+PASS_HOURS = "SELECT substr(local_time, 1, 13) AS hour, 1 AS n FROM grade_runs WHERE source = 'whiteboard' AND passed = 1"
 
 
 def practice_days(conn: sqlite3.Connection, day_start_hour: int) -> dict[date, Day]:
     """Answers and whiteboard passes per practice day, from the stored local wall clock."""
 
-    def per_day(table: str, where: str = "") -> dict[date, int]:
+    def per_day(hours: str) -> dict[date, int]:
         counts: dict[date, int] = {}
-        for day, early, n in conn.execute(PER_DAY.format(table=table, where=where), {"start": f"{day_start_hour:02d}"}):
-            practice = date.fromisoformat(day) - timedelta(days=early)
+        for day, early, n in conn.execute(PER_DAY.format(hours=hours), {"start": f"{day_start_hour:02d}"}):
+            try:
+                practice = date.fromisoformat(day) - timedelta(days=early)
+            except (TypeError, ValueError, OverflowError):
+                continue  # a stored time that is no date (a damaged or hand-edited row) counts for no day
             counts[practice] = counts.get(practice, 0) + n
         return counts
 
-    return tally(per_day("attempts"), per_day("grade_runs", "WHERE source = 'whiteboard' AND passed = 1"))
+    return tally(per_day(ATTEMPT_HOURS), per_day(PASS_HOURS))
 
 
 @dataclass

@@ -44,12 +44,26 @@ def test_migration_steps_are_transactional(tmp_path, monkeypatch):
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("boom")
 
+    store.connect(tmp_path / "t.db").close()
     monkeypatch.setattr(store, "MIGRATIONS", [*store.MIGRATIONS, ("999_broken", broken)])
     with pytest.raises(RuntimeError):
         store.connect(tmp_path / "t.db")
     conn = sqlite3.connect(tmp_path / "t.db")
     assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'half_done'").fetchone()
     assert not conn.execute("SELECT 1 FROM _migrations WHERE name = '999_broken'").fetchone()
+
+
+def test_a_crash_while_creating_a_database_leaves_one_that_can_still_be_created(tmp_path, monkeypatch):
+    def broken(conn):
+        raise RuntimeError("boom")
+
+    path, released = tmp_path / "t.db", store.MIGRATIONS
+    monkeypatch.setattr(store, "MIGRATIONS", [*released, ("999_broken", broken)])
+    with pytest.raises(RuntimeError):
+        store.connect(path)
+    monkeypatch.setattr(store, "MIGRATIONS", released)
+    conn = store.connect(path)  # not refused as foreign: nothing of the failed attempt was kept
+    assert [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY id")] == [n for n, _ in store.MIGRATIONS]
 
 
 @pytest.mark.parametrize("content", [b"this is my diary\n" * 100, b"\x00" * 4096])
