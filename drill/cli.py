@@ -45,7 +45,7 @@ def _fail(exc: DrillError) -> None:
 
 
 def command(group: typer.Typer, name: str, *, example: str):
-    """Register ``fn`` as ``name`` on ``group``, with an example and domain-error mapping."""
+    """Register ``fn`` as ``name`` on ``group``, with a one-line summary, an example and domain-error mapping."""
 
     def decorate(fn):
         summary = (fn.__doc__ or "").strip().splitlines()[0]
@@ -59,7 +59,8 @@ def command(group: typer.Typer, name: str, *, example: str):
                     raise
                 _fail(exc)
 
-        return group.command(name, short_help=f"{summary} Example: {example}", epilog=f"Example: {example}")(guarded)
+        # The example goes in the command's own help, on a line of its own: in the command list it would wrap mid-command.
+        return group.command(name, short_help=summary, epilog=f"Example: {example}")(guarded)
 
     return decorate
 

@@ -27,14 +27,14 @@ def test_version():
     assert result.stdout.strip() == f"drill {__version__}"
 
 
-def test_every_command_has_a_one_line_help_and_an_example():
+def test_every_command_has_a_one_line_help_and_an_unbroken_example_at_80_columns():
     commands = list(all_commands())
     assert len(commands) >= 10
     for path, cmd in commands:
-        assert cmd.short_help and "Example: drill " in cmd.short_help, path
-        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "300"})
+        assert cmd.short_help and cmd.epilog.startswith("Example: drill "), path
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
         assert result.exit_code == 0, path
-        assert "Example: drill" in result.stdout, path
+        assert cmd.epilog in result.stdout, path  # on one line, not wrapped mid-command
 
 
 def test_top_level_help_lists_every_command():
