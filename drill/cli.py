@@ -227,20 +227,18 @@ def review_cmd(
     bank: BankOpt = None,
 ) -> None:
     """Questions due for spaced review (FSRS), most overdue first."""
-    import json
+    from datetime import datetime, timezone
 
-    from drill import quiz, review, store
+    from drill import dashboard, quiz, review, store
     from drill.bank.load import load_bank
     from drill.play import play
-    from drill.views.console import out
+    from drill.views import dashboard_view
 
     lang, loaded, conn = resolve_lang(lang), load_bank(bank), store.connect()
     due = review.due_now(conn, set(loaded.questions))
     if not due:
-        if as_json:
-            print(json.dumps({"kind": "review", "status": "nothing-due", "answered": 0, "total": 0, "results": []}))
-        else:
-            out.print("Nothing is due for review. Run `drill quiz` to learn new questions.")
+        upcoming = dashboard.next_due(dashboard.due_dates(conn, set(loaded.questions)), datetime.now(timezone.utc))
+        dashboard_view.print_nothing_due(upcoming, lang, as_json)
         return
     questions = [loaded.questions[qid] for qid in due[:limit]]
     options = {"limit": limit, "time": seconds, "lang": lang, "strict": strict}

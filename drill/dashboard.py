@@ -56,12 +56,21 @@ class Plan:
         }
 
 
+def due_dates(conn: sqlite3.Connection, known: set[str]) -> dict[str, datetime]:
+    """When each loaded question that has a card (or a nudge) is next due."""
+    return {qid: due for qid, due in review.due_dates(conn).items() if qid in known}
+
+
+def next_due(dates: dict[str, datetime], now: datetime) -> datetime | None:
+    """The earliest due date after ``now``: what "nothing is due" should name."""
+    return min((when for when in dates.values() if when > now), default=None)
+
+
 def plan(conn: sqlite3.Connection, known: set[str], task_states: list[tuple[str, str]], now: datetime | None = None) -> Plan:
     """The plan for ``now``; ``known`` are the loaded question ids, ``task_states`` (task, untried|failed|passed) in catalog order."""
     now = now or datetime.now(timezone.utc)
-    dates = {qid: due for qid, due in review.due_dates(conn).items() if qid in known}
+    dates = due_dates(conn, known)
     due = sum(1 for when in dates.values() if when <= now)
-    upcoming = [when for when in dates.values() if when > now]
     collected = stats.collect(conn, now)
     weakest = collected.weakest[0].key if collected.weakest else None
     failed = [task for task, state in task_states if state == "failed"]
@@ -69,7 +78,7 @@ def plan(conn: sqlite3.Connection, known: set[str], task_states: list[tuple[str,
     return Plan(
         report=collected.report,
         due_questions=due,
-        next_due=None if due or not upcoming else min(upcoming),
+        next_due=None if due else next_due(dates, now),
         unseen_questions=len(known - set(dates)),
         weakest_topic=weakest,
         next_task=untried[0] if untried else None,

@@ -104,3 +104,15 @@ def test_bare_drill_in_a_real_terminal(drill_home):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_review_with_nothing_due_says_when_the_next_question_is(bank):
+    conn = store.connect()
+    with store.transaction(conn):
+        add_attempt(conn, datetime.now() - timedelta(minutes=1), correct=1, rating=3)
+    result = runner.invoke(app, ["review", "--json", "--bank", str(bank)])
+    assert result.exit_code == 0, result.output
+    when = datetime.fromisoformat(json.loads(result.output)["next_due"])
+    assert when > datetime.now(when.tzinfo)  # Good on a new card: due later, not now
+    shown = runner.invoke(app, ["review", "--lang", "zh", "--bank", str(bank)]).output
+    assert "下一题" in shown and when.astimezone().strftime("%Y-%m-%d") in shown

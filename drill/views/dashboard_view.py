@@ -32,6 +32,9 @@ TEXT = {
     "tasks_done": ("every task passed", "全部通过"),
     "next": ("Next", "下一步"),
     "help": ("All commands: drill --help", "全部命令：drill --help"),
+    "review_none": ("Nothing is due for review; the next question is due {when}.", "现在没有要复习的题；下一题 {when} 到期。"),
+    "review_empty": ("Nothing is due for review yet.", "现在还没有要复习的题。"),
+    "review_learn": ("Run `drill quiz` to learn new questions.", "运行 `drill quiz` 学新题。"),
 }
 
 
@@ -83,3 +86,13 @@ def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
     out.print(f"[bold green]{_t('next', lang)} ›[/] [bold]{plan.next_command}[/]")
     out.print(f"[dim]{_t('help', lang)}[/]")
 
+
+
+def print_nothing_due(upcoming: datetime | None, lang: str, as_json: bool) -> None:
+    """``drill review`` with nothing due: when the next item is, as Anki says."""
+    if as_json:
+        when = upcoming.isoformat(timespec="seconds") if upcoming else None
+        print(json.dumps({"kind": "review", "status": "nothing-due", "next_due": when, "answered": 0, "total": 0, "results": []}))
+        return
+    out.print(_t("review_none", lang, when=_when(upcoming)) if upcoming else _t("review_empty", lang), markup=False)
+    out.print(_t("review_learn", lang), markup=False)
