@@ -4,8 +4,11 @@ Export writes every session, attempt, grade run, review card and config key.
 Import is additive and idempotent, all in one transaction:
 
 * attempts and grade runs are matched by ``uid``: present ones are skipped;
-* sessions have no uid, so they are matched by (kind, started_at) and attempts
-  are re-linked to the local session id;
+* sessions are matched by ``uid`` too (a file from before sessions had one gets the
+  uid that migration 003 gives, from the session's own content) and attempts are
+  re-linked to the local session id;
+* a time later than now plus a day of clock skew is refused, naming the row: it
+  would count as a practice day that has not happened yet;
 * review cards and config keys are added only where the local database has none:
   local values always win, and config keys that differ are reported, never
   overwritten silently.
@@ -20,17 +23,21 @@ import json
 import os
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+import math
+import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from drill.errors import DrillError
-from drill.store import transaction
+from drill.store import CLOCK_SKEW, session_uid, transaction
 
 FORMAT = "drill-history"
 VERSION = 1
 TABLES = ("sessions", "attempts", "grade_runs", "review_state")
 UNIQUE = {"attempts": "uid", "grade_runs": "uid", "review_state": "question_id"}
-TIMESTAMPS = {"sessions": ("started_at",), "attempts": ("answered_at", "local_time"), "grade_runs": ("run_at", "local_time")}
+TIMESTAMPS = {"sessions": ("started_at", "ended_at"), "attempts": ("answered_at", "local_time"), "grade_runs": ("run_at", "local_time")}
+SQLITE_INT = (-(2**63), 2**63 - 1)
+MAX_DEPTH = 100  # an export nests four levels; far deeper is not an export (and would exhaust the parser)
 
 
 @dataclass
@@ -75,17 +82,28 @@ def export(conn: sqlite3.Connection, path: Path) -> dict[str, int]:
 def read(path: Path) -> dict:
     """Parse and check an export file; raise a one-line DrillError on anything wrong."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DrillError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DrillError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    too_deep = _too_deep(text)
+    if too_deep:
+        raise DrillError(f"{path}:{too_deep}: nested more than {MAX_DEPTH} levels deep: not a drill history export")
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DrillError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except ValueError:  # a number too long for Python to read
+        line = text.count("\n", 0, re.search(r"\d{4000,}", text).start()) + 1 if re.search(r"\d{4000,}", text) else 1
+        raise DrillError(f"{path}:{line}: a number with thousands of digits: no drill history holds one") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise DrillError(f"{path}: not a drill history export (expected \"format\": \"{FORMAT}\")")
-    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
-        raise DrillError(f"{path}: history format version {data.get('version')!r} is newer than this drill supports; upgrade drill")
+    version = data.get("version")
+    if type(version) is not int or version < 1:
+        raise DrillError(f"{path}: `version` must be a whole number from 1 to {VERSION}, not {json.dumps(version)}")
+    if version > VERSION:
+        raise DrillError(f"{path}: history format version {version} is newer than this drill supports; upgrade drill")
     for table in TABLES:
         rows = data.setdefault(table, [])
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
@@ -95,28 +113,73 @@ def read(path: Path) -> dict:
     return data
 
 
-def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tuple[str, bool]]) -> None:
+def _too_deep(text: str) -> int | None:
+    """The line where the JSON nests deeper than MAX_DEPTH (brackets inside strings do not count), else None."""
+    depth = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return text.count("\n", 0, match.start()) + 1
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def _value_problem(value) -> str | None:
+    """Why a value cannot go in a column, or None: columns hold text and finite 64-bit numbers."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return f"must be text or a number, not {json.dumps(value)[:40]}"
+    if isinstance(value, int) and not SQLITE_INT[0] <= value <= SQLITE_INT[1]:
+        return f"{value} does not fit a 64-bit integer"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value} is not a finite number"
+    return None
+
+
+def _reference_problem(value) -> str | None:
+    if value is None or (isinstance(value, (int, str)) and not isinstance(value, bool)):
+        return None
+    return f"must be a session's `ref` (a number or text), not {json.dumps(value)[:40]}"
+
+
+def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tuple[str, bool]], now: datetime) -> None:
     where = f"{path}: {table}[{index}]"
     for name, required in columns:
         if required and row.get(name) is None:
             raise DrillError(f"{where}: missing `{name}`")
         value = row.get(name)
-        if value is not None and not isinstance(value, (str, int, float)):
-            raise DrillError(f"{where}: `{name}` must be text or a number")
+        problem = None if value is None else _value_problem(value)
+        if problem:
+            raise DrillError(f"{where}: `{name}` {problem}")
+    problem = _reference_problem(row.get("ref" if table == "sessions" else "session_id"))
+    if problem:
+        raise DrillError(f"{where}: `{'ref' if table == 'sessions' else 'session_id'}` {problem}")
+    horizon = now + CLOCK_SKEW
     for name in TIMESTAMPS.get(table, ()):
+        if name not in row or (row[name] is None and name == "ended_at"):
+            continue
         try:
-            datetime.fromisoformat(row[name])
-        except (TypeError, ValueError):
+            moment = datetime.fromisoformat(row[name])
+            if name == "local_time":  # the wall clock where it was recorded: back to UTC with its offset
+                moment = moment.replace(tzinfo=timezone.utc) - timedelta(minutes=int(row.get("utc_offset_min") or 0))
+            elif moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+            ahead = moment > horizon
+        except (TypeError, ValueError, OverflowError):
             raise DrillError(f"{where}: `{name}` is not an ISO-8601 time: {row[name]!r}") from None
+        if ahead:
+            raise DrillError(f"{where}: `{name}` {row[name]} is in the future (more than a day ahead of this clock); fix the clock that recorded it")
 
 
-def merge(conn: sqlite3.Connection, data: dict, path: Path) -> Counts:
+def merge(conn: sqlite3.Connection, data: dict, path: Path, now: datetime | None = None) -> Counts:
     """Add what ``data`` has and the database lacks, in one transaction."""
-    counts = Counts()
+    counts, now = Counts(), now or datetime.now(timezone.utc)
     with transaction(conn):
-        refs = _merge_sessions(conn, data["sessions"], path, counts)
+        refs = _merge_sessions(conn, data["sessions"], data["attempts"], path, counts, now)
         for table in ("attempts", "grade_runs", "review_state"):
-            _merge_rows(conn, table, data[table], path, counts, refs)
+            _merge_rows(conn, table, data[table], path, counts, refs, now)
         for key, value in data["config"].items():
             value = _valid_config(path, key, value)
             local = conn.execute("SELECT value FROM config WHERE key = ?", (key,)).fetchone()
@@ -140,13 +203,35 @@ def _valid_config(path: Path, key: str, value: str) -> str:
         raise DrillError(f"{path}: config {key}: {value!r} {exc}") from None
 
 
-def _merge_sessions(conn: sqlite3.Connection, rows: list[dict], path: Path, counts: Counts) -> dict:
-    """Insert unknown sessions; return the file's session refs mapped to local ids."""
+def _legacy_uids(rows: list[dict], attempts: list[dict]) -> list[str | None]:
+    """For sessions exported before they had a uid: the one migration 003 gave the exporting machine."""
+    first: dict = {}
+    for attempt in attempts:
+        ref, uid = attempt.get("session_id"), attempt.get("uid")
+        if _reference_problem(ref) is None and isinstance(uid, str) and (ref not in first or uid < first[ref]):
+            first[ref] = uid
+    seen: dict[str, int] = {}
+    uids = []
+    for row in rows:
+        if row.get("uid") is not None:
+            uids.append(None)
+            continue
+        fields = (row.get("kind"), row.get("started_at"), row.get("options", "{}"))
+        ref = row.get("ref") if _reference_problem(row.get("ref")) is None else None
+        base = session_uid(*fields, first.get(ref))
+        seen[base] = seen.get(base, -1) + 1
+        uids.append(session_uid(*fields, first.get(ref), seen[base]))
+    return uids
+
+
+def _merge_sessions(conn: sqlite3.Connection, rows: list[dict], attempts: list[dict], path: Path, counts: Counts, now: datetime) -> dict:
+    """Insert unknown sessions (matched by uid); return the file's session refs mapped to local ids."""
     columns = _columns(conn, "sessions")
     refs, added = {}, 0
-    for i, row in enumerate(rows):
-        _check_row(path, "sessions", i, row, columns)
-        found = conn.execute("SELECT id FROM sessions WHERE kind = ? AND started_at = ?", (row["kind"], row["started_at"])).fetchone()
+    for i, (row, legacy) in enumerate(zip(rows, _legacy_uids(rows, attempts))):
+        _check_row(path, "sessions", i, row, columns, now)
+        row = {**row, "uid": row.get("uid") if legacy is None else legacy}
+        found = conn.execute("SELECT id FROM sessions WHERE uid = ?", (row["uid"],)).fetchone()
         if found is None:
             cols = [n for n, _ in columns if n in row]
             cur = _insert(conn, "sessions", cols, [row[n] for n in cols], "", path, i)
@@ -157,12 +242,12 @@ def _merge_sessions(conn: sqlite3.Connection, rows: list[dict], path: Path, coun
     return refs
 
 
-def _merge_rows(conn: sqlite3.Connection, table: str, rows: list[dict], path: Path, counts: Counts, refs: dict) -> None:
+def _merge_rows(conn: sqlite3.Connection, table: str, rows: list[dict], path: Path, counts: Counts, refs: dict, now: datetime) -> None:
     columns = _columns(conn, table)
     known = {n for n, _ in columns}
     added = 0
     for i, row in enumerate(rows):
-        _check_row(path, table, i, row, columns)
+        _check_row(path, table, i, row, columns, now)
         if "session_id" in known:
             ref = row.get("session_id")
             if ref is not None and ref not in refs:
@@ -183,4 +268,10 @@ def _insert(conn: sqlite3.Connection, table: str, cols: list[str], values: list,
 
 
 def import_file(conn: sqlite3.Connection, path: Path) -> Counts:
-    return merge(conn, read(path), path)
+    """Merge the file, then bring review cards up to date now rather than in the next command."""
+    from drill import review
+
+    counts = merge(conn, read(path), path)
+    if counts.added.get("attempts"):
+        review.sync(conn)
+    return counts

@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 from typer.testing import CliRunner
 
-from drill import config
+from drill import config, review
 from drill.cli import app
 from drill.store import connect, start_session
 from practice import add_attempt, add_run
@@ -36,6 +36,7 @@ def machine(prefix: str, home, monkeypatch, hour: int = 10):
     add_attempt(conn, T.replace(hour=hour, minute=1), 120, uid=f"{prefix}-2", session_id=sid, type="open", correct=None, rating=2)
     add_run(conn, T.replace(hour=hour))
     conn.execute("INSERT INTO review_state VALUES (?, '{}', '2024-06-02T00:00:00+00:00', 'fsrs-6')", (f"{prefix}-question",))
+    review.sync(conn)  # as any command would: cards for the attempts above
     return conn
 
 
@@ -69,9 +70,12 @@ def test_merging_two_machines_is_a_union_and_idempotent(tmp_path, monkeypatch):
     assert first.exit_code == 0, first.output
     assert "kept local config daily-goal=3" in first.stdout
     merged = {t: rows(a, t) for t in TABLES}
-    for table in ("sessions", "attempts", "grade_runs", "review_state"):
+    for table in ("sessions", "attempts", "grade_runs"):
         assert len(merged[table]) == len(a_before[table]) + len(b_before[table])
         assert all(r in merged[table] for r in a_before[table] + b_before[table]), table
+    questions = {r["question_id"] for r in a_before["review_state"] + b_before["review_state"]}
+    assert {r["question_id"] for r in merged["review_state"]} == questions
+    assert review.sync(a) == []  # the question both machines practised has a card replayed from both logs
     assert merged["config"] == a_before["config"]  # local settings win
 
     second = runner.invoke(app, ["history", "import", str(tmp_path / "b.json")])
@@ -131,3 +135,119 @@ def test_unreadable_files(tmp_path):
     assert broken.exit_code == 2 and "bad.json:2: not valid JSON" in broken.stderr
     unwritable = runner.invoke(app, ["history", "export", str(tmp_path / "no-such-dir" / "h.json")])
     assert unwritable.exit_code == 2 and "cannot write" in unwritable.stderr
+
+
+def test_sessions_that_started_in_the_same_second_stay_apart(tmp_path, monkeypatch):
+    """Two machines can start a quiz in the same second: six sessions exported are six imported."""
+    conn = machine("a", tmp_path / "a", monkeypatch)
+    for i in range(5):
+        sid = start_session(conn, "quiz", {"count": 2})
+        conn.execute("UPDATE sessions SET started_at = ? WHERE id = ?", (f"2024-06-01T{10 + i // 2:02}:00:00+00:00", sid))
+        add_attempt(conn, T.replace(minute=10 + i), uid=f"a-s{i}", session_id=sid)
+    path = tmp_path / "h.json"
+    assert runner.invoke(app, ["history", "export", str(path)]).exit_code == 0
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "b"))
+    result = runner.invoke(app, ["history", "import", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "already here" not in result.stdout
+    assert rows(connect(), "sessions") == rows(conn, "sessions")
+    assert rows(connect(), "attempts") == rows(conn, "attempts")  # each attempt still in its own session
+
+
+def _legacy_home(home, monkeypatch) -> None:
+    """A database written by a drill from before sessions had a uid, with two sessions in the same second."""
+    from drill import store
+
+    released = store.MIGRATIONS
+    monkeypatch.setenv("DRILL_HOME", str(home))
+    monkeypatch.setattr(store, "MIGRATIONS", released[:2])
+    conn = connect()
+    for n in range(3):
+        conn.execute("INSERT INTO sessions (kind, started_at, options) VALUES ('quiz', '2024-06-01T10:00:00+00:00', '{}')")
+        if n < 2:
+            add_attempt(conn, T.replace(minute=n), uid=f"legacy-{n}", session_id=n + 1)
+    conn.close()
+    monkeypatch.setattr(store, "MIGRATIONS", released)
+
+
+def test_session_uids_are_backfilled_deterministically(tmp_path, monkeypatch):
+    import shutil
+
+    _legacy_home(tmp_path / "a", monkeypatch)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    uids = []
+    for name in ("a", "b"):
+        monkeypatch.setenv("DRILL_HOME", str(tmp_path / name))
+        uids.append([r[0] for r in connect().execute("SELECT uid FROM sessions ORDER BY id")])
+    assert uids[0] == uids[1] and len(set(uids[0])) == 3 and all(len(u) == 32 for u in uids[0])
+
+
+def test_an_export_from_before_session_uids_matches_the_migrated_sessions(tmp_path, monkeypatch):
+    from drill import store
+
+    _legacy_home(tmp_path / "a", monkeypatch)
+    released = store.MIGRATIONS
+    monkeypatch.setattr(store, "MIGRATIONS", released[:2])
+    old = tmp_path / "old.json"
+    assert runner.invoke(app, ["history", "export", str(old)]).exit_code == 0  # written by the old schema: no session uid
+    assert "uid" not in json.loads(old.read_text())["sessions"][0]
+    monkeypatch.setattr(store, "MIGRATIONS", released)
+    again = runner.invoke(app, ["history", "import", str(old)])  # the same machine, now migrated
+    assert again.exit_code == 0 and "nothing new" in again.stdout, again.output
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "c"))
+    fresh = runner.invoke(app, ["history", "import", str(old)])
+    assert fresh.exit_code == 0 and connect().execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 3
+
+
+def _future(days: float) -> str:
+    from datetime import timedelta, timezone
+
+    return (datetime.now(timezone.utc) + timedelta(days=days)).isoformat(timespec="seconds")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["attempts"][1].update(answered_at="9999-12-31T23:59:59+00:00"), "attempts[1]: `answered_at` 9999-12-31T23:59:59+00:00 is in the future"),
+        (lambda d: d["attempts"][0].update(answered_at=_future(3)), "attempts[0]: `answered_at`"),
+        (lambda d: d["attempts"][0].update(local_time=_future(3)[:19], utc_offset_min=0), "attempts[0]: `local_time`"),
+        (lambda d: d["grade_runs"][0].update(run_at=_future(2)), "grade_runs[0]: `run_at`"),
+        (lambda d: d["sessions"][0].update(started_at="9999-01-01T00:00:00"), "sessions[0]: `started_at`"),
+        (lambda d: d.update(version=0), "`version` must be a whole number from 1 to 1, not 0"),
+        (lambda d: d.update(version=True), "`version` must be a whole number from 1 to 1, not true"),
+        (lambda d: d.update(version=1.0), "not 1.0"),
+        (lambda d: d["attempts"][0].update(time_limit=2**70), f"attempts[0]: `time_limit` {2**70} does not fit a 64-bit integer"),
+        (lambda d: d["attempts"][1].update(session_id=[1]), "attempts[1]: `session_id` must be text or a number, not [1]"),
+        (lambda d: d["sessions"][0].update(ref=[1]), "sessions[0]: `ref` must be a session's `ref`"),
+        (lambda d: d["attempts"][0].update(correct=True), "attempts[0]: `correct` must be text or a number, not true"),
+    ],
+)
+def test_hostile_rows_are_refused_naming_the_row(tmp_path, monkeypatch, edit, message):
+    path = _export_with(tmp_path, monkeypatch, edit)
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "a"))
+    result = runner.invoke(app, ["history", "import", path])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert connect().execute("SELECT COUNT(*) FROM attempts").fetchone()[0] == 0
+
+
+def test_a_time_within_the_clock_skew_is_accepted(tmp_path, monkeypatch):
+    path = _export_with(tmp_path, monkeypatch, lambda d: d["attempts"][0].update(answered_at=_future(0.5)))
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "a"))
+    assert runner.invoke(app, ["history", "import", path]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"format": "drill-history",\n "version": 1,\n "attempts": ' + "[" * 200_000 + "]" * 200_000 + "}", ":3: nested more than 100 levels deep"),
+        ('{"format": "drill-history", "version": 1,\n "attempts": [{"rating": ' + "9" * 5000 + "}]}", ":2: a number with thousands of digits"),
+    ],
+)
+def test_files_no_parser_should_read_are_one_line(tmp_path, text, message):
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    result = runner.invoke(app, ["history", "import", str(path)])
+    assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit)
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{path}{message}" in line
