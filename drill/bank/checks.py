@@ -1,12 +1,14 @@
-"""Rules the schema types cannot express: slugs, blank text, choice indices.
+"""Rules the schema types cannot express: slugs, blank text, choice indices, keyword quality.
 
-They run on every decoded question, on the fast path and the detailed one alike,
-and return ``(key path, message)`` pairs so the caller can point at the YAML line.
+:func:`question_problems` runs on every decoded question, on the fast path and the detailed one
+alike; :func:`keyword_problems` only in ``drill bank validate``. Both return ``(key path, message)``
+pairs so the caller can point at the YAML line.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from drill.bank.schema import SLUG_PATTERN, ChoiceQuestion
 
@@ -73,4 +75,49 @@ def question_problems(q) -> list[Problem]:
         bad = sorted(i for i in q.correct_set if i >= len(q.choices))
         if bad:
             problems.append((["correct"], f"`correct` index {bad[0]} out of range (there are {len(q.choices)} choices)"))
+    return problems
+
+
+# --- validator-only rules (`drill bank validate`): keyword quality ------------------------
+
+# Words that every answer on these subjects contains: as a keyword they tick a key point
+# whatever the candidate actually said. Compared with the whole keyword, case and width folded.
+STOP_KEYWORDS = frozenset(
+    """attention token tokens model layer layers head heads loss kl position positions softmax
+    key keys query queries value values memory mask training sequence output input weight weights
+    注意力 位置 损失 模型 训练 序列 输出 输入 权重 显存 内存 掩码""".split()
+)
+_BARE_NUMBER = re.compile(r"[-+−]?(?:\d[\d,]*)?\.?\d+%?")  # "3", "0.5", "1,024", "-64", "5%"
+
+
+def _plain(word: str) -> str:
+    return unicodedata.normalize("NFKC", word).strip().lower()
+
+
+def keyword_problems(q) -> list[Problem]:
+    """Keywords that would tick a key point by accident, and key points the reference answer misses.
+
+    Ticks are shown only for open answers, so the number and stop-word rules apply there; every
+    question's reference answer must tick all of its own key points in both languages (matched
+    exactly as a typed answer is, by :func:`drill.answers.matched_key_points`).
+    """
+    from drill.answers import matched_key_points
+
+    problems: list[Problem] = []
+    if q.type == "open":
+        for i, point in enumerate(q.key_points):
+            for lang in ("en", "zh"):
+                for j, word in enumerate(getattr(point.keywords, lang)):
+                    plain = _plain(word)
+                    if _BARE_NUMBER.fullmatch(plain):
+                        why = f"the bare number {word!r} also matches inside other numbers and unrelated text; write it with its unit or the words around it"
+                    elif plain in STOP_KEYWORDS:
+                        why = f"{word!r} is in almost every answer on this subject; use a phrase that only a right answer contains"
+                    else:
+                        continue
+                    problems.append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: {why}"))
+    for lang in ("en", "zh"):
+        for i, hit in enumerate(matched_key_points(q, q.answer.get(lang))):
+            if not hit:
+                problems.append((["key_points", i, "keywords"], f"key_points.{i}: no keyword occurs in the {lang} reference answer, so that answer would not tick it"))
     return problems

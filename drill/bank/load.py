@@ -269,10 +269,11 @@ def _load_file(path: Path, problems: list[str], use_cache: bool) -> tuple[_File,
     return file, questions
 
 
-def load_paths(paths: list[Path], use_cache: bool = True) -> Bank:
+def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False) -> Bank:
     """Load every bank in ``paths``; raise :class:`BankError` listing every problem found.
 
-    ``use_cache=False`` (``drill bank validate``) re-validates every file from its YAML.
+    ``use_cache=False`` (``drill bank validate``) re-validates every file from its YAML;
+    ``lint=True`` adds the validator-only rules: keyword quality and near-duplicate prompts.
     """
     bank, problems = Bank(), []
     files: dict[Path, _File] = {}
@@ -309,9 +310,33 @@ def load_paths(paths: list[Path], use_cache: bool = True) -> Bank:
             if target not in bank.questions:
                 path, index = bank.origins[qid]
                 problems.append(files[path].problem(["questions", index, "follow_ups", j], f"question {qid!r}: follow_ups names unknown id {target!r}"))
+    if lint:
+        problems += _lint(bank, files)
     if problems:
         raise BankError(problems)
     return bank
+
+
+def _lint(bank: Bank, files: dict[Path, _File]) -> list[str]:
+    from drill.bank.checks import keyword_problems
+    from drill.bank.duplicates import near_duplicates
+
+    def at(qid: str, keys: list) -> tuple[_File, list]:
+        path, index = bank.origins[qid]
+        return files.get(path) or files.setdefault(path, _File(path)), ["questions", index, *keys]
+
+    problems = []
+    for qid, question in bank.questions.items():
+        for keys, message in keyword_problems(question):
+            file, where = at(qid, keys)
+            problems.append(file.problem(where, f"question {qid!r}: {message}"))
+    questions = list(bank.questions.values())
+    for i, j, score in near_duplicates(questions):
+        first, second = questions[i].id, questions[j].id
+        file, where = at(second, ["prompt"])
+        other = at(first, ["prompt"])
+        problems.append(file.problem(where, f"question {second!r}: prompt nearly repeats {first!r} at {other[0].where(other[1])} (similarity {score:.0f}/100); merge them or ask something different"))
+    return problems
 
 
 def default_paths(extra: list[Path] | None = None) -> list[Path]:
