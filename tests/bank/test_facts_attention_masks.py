@@ -21,8 +21,8 @@ TOPICS = {"attention-core": "attn-", "masks": "mask-"}
 
 @pytest.fixture(scope="module")
 def mine(bank):
-    """This file's questions: everything in the two topics, by id."""
-    return {qid: q for qid, q in bank.questions.items() if q.topic in TOPICS}
+    """The questions of attention-core.yaml and masks.yaml, by id (other files may share the topics)."""
+    return {qid: q for qid, q in bank.questions.items() if bank.origins[qid][0].stem in TOPICS}
 
 
 def q(bank, qid):
@@ -94,14 +94,17 @@ def test_every_numeric_and_shape_question_is_checked(mine):
 
 
 def test_scale_factor_value(bank):
+    """GQA: 32 query heads and 8 KV heads of width 4096 / 32; the scale is 1/sqrt(128)."""
     x = q(bank, "attn-scale-factor-value")
-    d_model, h = 512, 8
+    d_model, h, h_kv = 4096, 32, 8
     d_k = d_model // h
     assert close(x, math.sqrt(d_k))
-    # SDPA's default scale is 1/sqrt(head dim), i.e. 1/8 here.
+    assert not close(x, math.sqrt(d_model // h_kv)) and not close(x, math.sqrt(d_model))  # the traps
+    # SDPA's default scale is 1/sqrt(head dim), also with K/V heads shared across query heads.
     torch.manual_seed(0)
-    qq, kk, vv = (torch.randn(1, h, 5, d_k) for _ in range(3))
-    manual = torch.softmax(qq @ kk.transpose(-2, -1) / x.value, dim=-1) @ vv
+    qq = torch.randn(1, h, 5, d_k, dtype=torch.float64)
+    kk, vv = (torch.randn(1, h_kv, 5, d_k, dtype=torch.float64).repeat_interleave(h // h_kv, dim=1) for _ in range(2))
+    manual = torch.softmax(qq @ kk.transpose(-2, -1) / math.sqrt(d_k), dim=-1) @ vv
     torch.testing.assert_close(F.scaled_dot_product_attention(qq, kk, vv), manual)
 
 
@@ -237,14 +240,14 @@ def test_score_shape_basic(bank):
 
 def test_per_head_output_shape(bank):
     x = q(bank, "attn-per-head-output-shape")
-    B, T, d_model, h = 2, 10, 512, 8
+    B, T, d_model, h = 4, 16, 768, 12
     torch.manual_seed(0)
     Q, K, V = (split_heads(torch.randn(B, T, d_model), h) for _ in range(3))
     out = F.scaled_dot_product_attention(Q, K, V)
     assert list(out.shape) == parse_shape(x.shape)
     merged = out.transpose(1, 2).reshape(B, T, d_model)
-    assert list(merged.shape) == [2, 10, 512]
-    plain = torch.softmax(Q @ K.transpose(-2, -1) / 8, -1) @ V  # the plain P @ V from the answer
+    assert list(merged.shape) == [4, 16, 768]
+    plain = torch.softmax(Q @ K.transpose(-2, -1) / 8, -1) @ V  # the plain P @ V from the answer (sqrt(64) = 8)
     torch.testing.assert_close(plain, out)
     with pytest.raises(RuntimeError):
         plain.transpose(1, 2).view(B, T, d_model)  # non-contiguous: view fails, as the answer says
@@ -268,12 +271,20 @@ def test_cross_attn_shapes(bank):
 
 
 def test_causal_shape(bank):
+    """Chunked prefill: 4 new queries, 6 cached keys; the triangle is shifted by the cache length."""
     x = q(bank, "mask-causal-shape")
-    T = 10
-    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
-    assert list(causal.shape) == parse_shape(x.shape)
-    scores = torch.zeros(2, 8, T, T)
-    assert list(scores.masked_fill(~causal, float("-inf")).shape) == [2, 8, 10, 10]
+    cached, new = 6, 4
+    mask = torch.ones(new, cached + new, dtype=torch.bool).tril(diagonal=cached)
+    assert list(mask.shape) == parse_shape(x.shape)
+    assert mask[0].sum() == cached + 1 and mask[-1].all()  # the first new token sees keys 0..6
+    assert torch.tril(torch.ones(new, cached + new, dtype=torch.bool))[0].sum() == 1  # the top-left trap
+    g = torch.Generator().manual_seed(0)
+    qs, ks, vs = (torch.randn(1, 2, cached + new, 8, generator=g) for _ in range(3))
+    full = F.scaled_dot_product_attention(qs, ks, vs, is_causal=True)[:, :, cached:]
+    chunk = F.scaled_dot_product_attention(qs[:, :, cached:], ks, vs, attn_mask=mask)
+    assert torch.allclose(full, chunk, atol=1e-6)
+    trap = F.scaled_dot_product_attention(qs[:, :, cached:], ks, vs, is_causal=True)
+    assert not torch.allclose(full, trap, atol=1e-3)
 
 
 def test_combined_shape(bank):
@@ -543,7 +554,7 @@ def test_left_pad_position_ids_and_rope_shift(bank):
     pos = (attention_mask.cumsum(-1) - 1).masked_fill(attention_mask == 0, 1)
     assert pos.tolist() == [[1, 1, 0, 1, 2], [0, 1, 2, 3, 4]]
 
-    # RoPE: scores depend only on relative offsets, so a constant shift leaves them (nearly) unchanged
+    # RoPE: scores depend only on relative offsets, so a constant shift leaves them unchanged (up to rounding)
     def rope(x, positions, base=10000.0):
         d = x.shape[-1]
         inv = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
@@ -559,10 +570,49 @@ def test_left_pad_position_ids_and_rope_shift(bank):
     p0 = torch.arange(5)
     s0 = rope(qx, p0) @ rope(kx, p0).T
     s3 = rope(qx, p0 + 3) @ rope(kx, p0 + 3).T
-    torch.testing.assert_close(s0, s3)
+    torch.testing.assert_close(s0, s3, rtol=0, atol=1e-12)
     # learned absolute positions: a shift changes the inputs themselves
     table = torch.randn(16, 16, dtype=torch.float64)
     assert not torch.allclose(qx + table[p0], qx + table[p0 + 3])
+
+
+def test_zeroing_after_softmax_leaks_the_future(bank):
+    """mask-before-softmax: without renormalising, row i's output depends on the masked future keys."""
+    q(bank, "mask-before-softmax")
+    torch.manual_seed(0)
+    T, d = 5, 8
+    qx, kx, vx = (torch.randn(T, d, dtype=torch.float64) for _ in range(3))
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+
+    def zero_after(k):
+        return (torch.softmax(qx @ k.T, -1) * causal) @ vx
+
+    def mask_before(k):
+        return torch.softmax((qx @ k.T).masked_fill(~causal, float("-inf")), -1) @ vx
+
+    k2 = kx.clone()
+    k2[-1] += 3.0  # change only the last (future, for rows 0..T-2) token's key
+    assert not torch.allclose(zero_after(kx)[0], zero_after(k2)[0])  # row 0 sees the future
+    torch.testing.assert_close(mask_before(kx)[:-1], mask_before(k2)[:-1])  # masking first does not
+    rows = (torch.softmax(qx @ kx.T, -1) * causal).sum(-1)
+    assert (rows[:-1] < 1).all() and math.isclose(rows[-1].item(), 1.0)
+
+
+def test_right_padding_is_hidden_by_the_causal_mask(bank):
+    """mask-causal-vs-padding: with right padding, causal masking alone keeps real tokens off the pads."""
+    q(bank, "mask-causal-vs-padding")
+    torch.manual_seed(0)
+    T, real, d = 6, 4, 8
+    qx, kx, vx = (torch.randn(1, 1, T, d, dtype=torch.float64) for _ in range(3))
+    pad = torch.arange(T) < real
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    both = F.scaled_dot_product_attention(qx, kx, vx, attn_mask=causal & pad[None, :])
+    only_causal = F.scaled_dot_product_attention(qx, kx, vx, is_causal=True)
+    torch.testing.assert_close(both[..., :real, :], only_causal[..., :real, :])
+    # with left padding the same shortcut fails: real tokens would read the leading pads
+    left = torch.arange(T) >= T - real
+    both_left = F.scaled_dot_product_attention(qx, kx, vx, attn_mask=causal & left[None, :])
+    assert not torch.allclose(both_left[..., -real:, :], only_causal[..., -real:, :])
 
 
 def test_padding_on_key_axis_is_enough(bank):
