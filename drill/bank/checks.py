@@ -7,10 +7,11 @@ pairs so the caller can point at the YAML line.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
-from drill.bank.schema import SLUG_PATTERN, ChoiceQuestion
+from drill.bank.schema import SLUG_PATTERN, ChoiceQuestion, NumericQuestion
 
 _SLUG = re.compile(SLUG_PATTERN)
 
@@ -44,6 +45,8 @@ def _is_clean(q) -> bool:
             return False
     if any(word.isspace() for point in q.key_points for word in point.keywords.all()):
         return False
+    if isinstance(q, NumericQuestion) and not (math.isfinite(q.value) and math.isfinite(q.tolerance)):
+        return False
     return all(map(_SLUG.match, q.tags)) and all(map(_SLUG.match, q.follow_ups))
 
 
@@ -75,6 +78,10 @@ def question_problems(q) -> list[Problem]:
         bad = sorted(i for i in q.correct_set if i >= len(q.choices))
         if bad:
             problems.append((["correct"], f"`correct` index {bad[0]} out of range (there are {len(q.choices)} choices)"))
+    if isinstance(q, NumericQuestion):
+        for field in ("value", "tolerance"):
+            if not math.isfinite(getattr(q, field)):  # .nan equals no answer; .inf accepts any
+                problems.append(([field], f"`{field}` must be a finite number, not {getattr(q, field)}"))
     return problems
 
 

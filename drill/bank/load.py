@@ -125,6 +125,59 @@ def _utf8(file: _File, problems: list[str]) -> bool:
     return True
 
 
+# Characters YAML does not allow in a stream (outside its c-printable set): C0 controls but tab, LF
+# and CR; DEL; C1 controls but NEL; U+FFFE and U+FFFF. Matched on the UTF-8 bytes.
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x84\x86-\x9f]|\xef\xbf[\xbe\xbf]")
+_CONTROL_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x1B: "ESC", 0x7F: "DEL"}
+MAX_REPORTED = 20  # lines per file: a binary file would otherwise flood the report
+
+
+def _control_chars(file: _File, problems: list[str]) -> bool:
+    """Report each line holding a character YAML forbids; True if there was one."""
+    lines, start, line = set(), 0, 1
+    for match in _CONTROL.finditer(file.raw):
+        line += file.raw.count(b"\n", start, match.start())
+        start = match.start()
+        if line in lines:
+            continue
+        lines.add(line)
+        code = ord(match.group().decode("utf-8"))
+        name = f" ({_CONTROL_NAMES[code]})" if code in _CONTROL_NAMES else ""
+        problems.append(f"{file.path}:{line}: control character U+{code:04X}{name} is not allowed in YAML; delete it")
+        if len(lines) == MAX_REPORTED:
+            break
+    return bool(lines)
+
+
+def _key_count(text: bytes) -> int:
+    """Object keys in JSON text: each ends with a quote and a colon (a quote inside a string is escaped)."""
+    return text.count(b'":') - text.count(b'\\":')
+
+
+def _distinct_keys(emitted: bytes) -> int:
+    """Keys left once each mapping keeps one of each name (a dict per mapping, as JSON decoders build)."""
+    count, stack = 0, [msgspec.json.decode(emitted)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            count += len(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return count
+
+
+def _repeats_a_key(emitted: bytes, data: BankFile) -> bool:
+    """True if a mapping of the file gives a key twice (msgspec would keep the last one silently).
+
+    Re-encoding the decoded file (defaults omitted) gives back each key once, so equal counts prove
+    there is no repeat. They also differ when a field is spelled out at its default (``tags: []``):
+    only then are the file's mappings decoded as dicts and counted, which is exact but slower.
+    """
+    given = _key_count(emitted)
+    return given != _key_count(msgspec.json.encode(data)) and given != _distinct_keys(emitted)
+
+
 def _with_defaults(q: Question, level: str | None, topic: str | None) -> Question:
     if (q.level is None and level) or (q.topic is None and topic):
         return msgspec.structs.replace(q, level=q.level or level, topic=q.topic or topic)
@@ -166,13 +219,18 @@ def _fast(raw: bytes) -> list[Question] | None:
     """
     import ryml
 
+    if _CONTROL.search(raw):  # rapidyaml reads them; YAML (and the detailed path) does not
+        return None
     try:
-        with _quiet_stderr():
+        with _quiet_stderr():  # parse and emit both print to fd 2 on failure (nesting too deep, ...)
             tree = ryml.parse_in_arena(raw)
-        data = msgspec.json.decode(_emit_json(ryml, tree), type=BankFile)
+            emitted = bytes(_emit_json(ryml, tree))
+        data = msgspec.json.decode(emitted, type=BankFile)
     except Exception:  # any failure: let the detailed path explain it
         return None
     if data.format_version != FORMAT_VERSION:
+        return None
+    if _repeats_a_key(emitted, data):
         return None
     questions = [_with_defaults(q, data.level, data.topic) for q in data.questions]
     if any(question_problems(q) for q in questions):
@@ -191,7 +249,11 @@ def _parse(file: _File, problems: list[str]) -> list | None:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1
-        problems.append(f"{file.path}:{line}: YAML syntax error: {getattr(exc, 'problem', None) or exc}")
+        label = "" if isinstance(exc, locate.Refused) else "YAML syntax error: "
+        problems.append(f"{file.path}:{line}: {label}{getattr(exc, 'problem', None) or str(exc).splitlines()[0]}")
+        return None
+    except RecursionError:  # the pure-Python loader, where libyaml is missing, recurses per nesting level
+        problems.append(f"{file.path}:1: YAML syntax error: nested too deeply")
         return None
     if not isinstance(data, dict):
         problems.append(file.problem([], "a bank file must be a mapping with `format_version` and `questions`"))
@@ -199,8 +261,10 @@ def _parse(file: _File, problems: list[str]) -> list | None:
     for key in data:
         if key not in FILE_FIELDS:
             problems.append(file.problem([key], f"unknown top-level field `{key}` (allowed: {', '.join(sorted(FILE_FIELDS))})"))
-    if data.get("format_version") != FORMAT_VERSION:
-        problems.append(file.problem(["format_version"], f"`format_version` must be {FORMAT_VERSION}"))
+    version = data.get("format_version")
+    if type(version) is not int or version != FORMAT_VERSION:  # not `true` or `1.0`, which equal 1 in Python
+        given = "missing" if version is None else f"not {yaml.safe_dump(version).splitlines()[0]}"
+        problems.append(file.problem(["format_version"], f"`format_version` must be {FORMAT_VERSION} ({given})"))
         return None
     questions = data.get("questions")
     if not isinstance(questions, list) or not questions:
@@ -246,7 +310,7 @@ def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Quest
 
 def _detailed(file: _File, problems: list[str]) -> list[Question | None]:
     """Every question of a file that failed the fast path, None where it has problems."""
-    if not _utf8(file, problems):
+    if not _utf8(file, problems) or _control_chars(file, problems):
         return []
     return [_convert(file, index, raw, problems) for index, raw in enumerate(_parse(file, problems) or [])]
 

@@ -10,13 +10,46 @@ from __future__ import annotations
 import re
 
 import yaml
+from yaml.constructor import ConstructorError
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PATH = re.compile(r"\.([A-Za-z_][\w]*)|\[(\d+)\]")
 
 
+class Refused(ConstructorError):
+    """Valid YAML that a bank must not contain; ``problem`` is the message, ``problem_mark`` its place."""
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """libyaml's safe loader, refusing what it would otherwise accept silently (a repeated key) or crash on."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, _ in node.value:
+                if not isinstance(key, yaml.ScalarNode):
+                    continue
+                line = key.start_mark.line + 1
+                if (key.tag, key.value) in first:
+                    raise Refused(None, None, f"key `{key.value}` given twice in one mapping (lines {first[key.tag, key.value]} and {line}); keep one", key.start_mark)
+                first[key.tag, key.value] = line
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_int(self, node):
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # Python refuses to read an integer of thousands of digits
+            raise Refused(None, None, f"a number {len(node.value)} characters long is too large for any field", node.start_mark) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)  # the base class registered its own
+
+
 def compose(text: str) -> yaml.Node | None:
-    return yaml.compose(text, Loader=_Loader)
+    """The node tree for line lookups; None when it cannot be built (the problem is then reported at line 1)."""
+    try:
+        return yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return None
 
 
 def _child(node: yaml.Node, key: str | int) -> tuple[yaml.Node, int] | None:

@@ -3,7 +3,9 @@
 msgspec (not pydantic) because ``drill bank list`` must start fast: it imports
 in ~30 ms and decodes 10k questions straight into these structs in ~0.5 s. Every question type
 is a tagged struct keyed by ``type``; unknown fields are rejected so typos in
-hand-written YAML surface as errors instead of silently vanishing.
+hand-written YAML surface as errors instead of silently vanishing. Defaults are
+omitted when encoding, so re-encoding a decoded file gives back exactly its keys
+(how the fast loader notices a key given twice).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ SLUG_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
 Level = Literal["L1", "L2", "L3"]
 
 
-class Text(Struct, forbid_unknown_fields=True, frozen=True, gc=False):
+class Text(Struct, forbid_unknown_fields=True, omit_defaults=True, frozen=True, gc=False):
     """Bilingual Markdown text; both languages are required."""
 
     en: NonEmpty
@@ -34,7 +36,7 @@ class Text(Struct, forbid_unknown_fields=True, frozen=True, gc=False):
         return self.zh if lang == "zh" else self.en
 
 
-class Keywords(Struct, forbid_unknown_fields=True, frozen=True, gc=False):
+class Keywords(Struct, forbid_unknown_fields=True, omit_defaults=True, frozen=True, gc=False):
     en: Annotated[list[NonEmpty], Meta(min_length=1)]
     zh: Annotated[list[NonEmpty], Meta(min_length=1)]
 
@@ -42,7 +44,7 @@ class Keywords(Struct, forbid_unknown_fields=True, frozen=True, gc=False):
         return [*self.en, *self.zh]
 
 
-class KeyPoint(Struct, forbid_unknown_fields=True, frozen=True, gc=False):
+class KeyPoint(Struct, forbid_unknown_fields=True, omit_defaults=True, frozen=True, gc=False):
     en: NonEmpty
     zh: NonEmpty
     keywords: Keywords
@@ -51,7 +53,7 @@ class KeyPoint(Struct, forbid_unknown_fields=True, frozen=True, gc=False):
         return self.zh if lang == "zh" else self.en
 
 
-class _Base(Struct, forbid_unknown_fields=True, frozen=True, kw_only=True, gc=False, tag_field="type"):
+class _Base(Struct, forbid_unknown_fields=True, omit_defaults=True, frozen=True, kw_only=True, gc=False, tag_field="type"):
     id: Slug
     prompt: Text
     answer: Text
@@ -99,7 +101,7 @@ class ShapeQuestion(_Base, tag="shape"):
 Question = Union[OpenQuestion, ChoiceQuestion, NumericQuestion, ShapeQuestion]
 
 
-class BankFile(Struct, forbid_unknown_fields=True):
+class BankFile(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """One YAML file: a format version, optional defaults and its questions."""
 
     format_version: int
