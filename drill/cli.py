@@ -95,7 +95,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 
 
 def resolve_lang(lang: Optional[str]) -> str:
-    from drill.lang import LANGS, resolve
+    from drill.config import resolve
+    from drill.lang import LANGS
 
     if lang is not None and lang not in LANGS:
         raise typer.BadParameter(f"{lang!r} is not one of {', '.join(LANGS)}", param_hint="--lang")

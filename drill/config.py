@@ -88,3 +88,8 @@ def stored_lang() -> str | None:
     except sqlite3.Error:
         return None
     return row[0] if row and row[0] in LANGS else None
+
+
+def resolve(lang: str | None) -> str:
+    """``--lang`` if given, else ``drill config set lang``, else the locale's language."""
+    return lang or stored_lang() or locale_lang()

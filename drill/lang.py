@@ -1,4 +1,4 @@
-"""Which language to show content in when ``--lang`` is not given."""
+"""The content languages and the locale's choice among them; imports nothing of drill's (``drill.config`` resolves ``--lang``)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,3 @@ def locale_lang() -> str:
             return "zh" if value.lower().startswith("zh") else "en"
     code = locale.getlocale()[0] or ""
     return "zh" if code.lower().startswith("zh") else "en"
-
-
-def resolve(lang: str | None) -> str:
-    """``--lang`` if given, else ``drill config set lang``, else the locale's language."""
-    from drill.config import stored_lang
-
-    return lang or stored_lang() or locale_lang()
