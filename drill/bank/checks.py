@@ -123,8 +123,9 @@ def keyword_problems(q) -> list[Problem]:
                     else:
                         continue
                     problems.append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: {why}"))
-    for lang in ("en", "zh"):
-        for i, hit in enumerate(matched_key_points(q, q.answer.get(lang))):
-            if not hit:
-                problems.append((["key_points", i, "keywords"], f"key_points.{i}: no keyword occurs in the {lang} reference answer, so that answer would not tick it"))
+    hits = {lang: matched_key_points(q, q.answer.get(lang)) for lang in ("en", "zh")}
+    for i in range(len(q.key_points)):
+        missed = [lang for lang in ("en", "zh") if not hits[lang][i]]
+        if missed:
+            problems.append((["key_points", i, "keywords"], f"key_points.{i}: no keyword occurs in the {' or '.join(missed)} reference answer, so that answer would not tick it"))
     return problems

@@ -1,0 +1,88 @@
+"""The validator-only rules (`drill bank validate`): keyword quality and near-duplicate prompts."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from drill.bank.checks import keyword_problems
+from drill.bank.duplicates import near_duplicates, normalise
+from drill.bank.load import load_paths
+from drill.bank.schema import Question
+from drill.paths import bundled_bank_dir
+
+
+def question(qid="x", qtype="open", prompt="Why scale attention scores by the square root of d_k?", answer="Variance grows as d_k · 1.", keywords=("variance",), **extra):
+    raw = {
+        "id": qid, "type": qtype, "level": "L1", "topic": "t",
+        "prompt": {"en": prompt, "zh": "为什么？"},
+        "answer": {"en": answer, "zh": answer},
+        "key_points": [
+            {"en": "a", "zh": "a", "keywords": {"en": list(keywords), "zh": list(keywords)}},
+            {"en": "b", "zh": "b", "keywords": {"en": ["d_k"], "zh": ["d_k"]}},
+        ],
+        **extra,
+    }
+    return msgspec.convert(raw, Question)
+
+
+def messages(q):
+    return [message for _, message in keyword_problems(q)]
+
+
+def test_the_bundled_bank_passes_every_validator_rule():
+    """Every bundled file, including the newest topics: keywords, key points ticked by their own answers, no near-duplicates."""
+    bank = load_paths([bundled_bank_dir()], use_cache=False, lint=True)  # raises BankError listing each problem
+    assert len(bank.questions) >= 400
+
+
+@pytest.mark.parametrize("word", ["3", "0.5", "1,024", "-64", "−64", "5%", "０.５", "Loss", "KL", "ＫＬ", " position ", "注意力"])
+def test_bare_numbers_and_stop_words_are_refused_in_open_questions(word):
+    found = messages(question(keywords=(word, "variance"), answer=f"Variance grows with d_k; {word}."))
+    assert len(found) == 2 and all("keywords" in m for m in found), found  # once per language
+
+
+@pytest.mark.parametrize("word", ["8 heads", "KL divergence", "position_ids", "base 10000", "2^31", "dO · O"])
+def test_specific_keywords_are_accepted(word):
+    assert messages(question(keywords=(word,), answer=f"Variance grows: {word} and d_k.")) == []
+
+
+def test_objective_questions_may_use_numbers_as_keywords():
+    numeric = question(qtype="numeric", keywords=("36",), answer="C(9, 2) = 36 pairs of d_k.", value=36)
+    assert messages(numeric) == []
+
+
+def test_a_key_point_its_reference_answer_misses_is_reported_once_with_the_languages():
+    found = messages(question(keywords=("saturat",)))
+    assert found == ["key_points.0: no keyword occurs in the en or zh reference answer, so that answer would not tick it"]
+
+
+def test_the_answer_check_folds_formulas_like_the_quiz_does():
+    """h·T² in the answer ticks the keyword h*T^2, exactly as a typed answer would."""
+    assert messages(question(keywords=("h*T^2",), answer="There are h·T² scores of width d_k.")) == []
+
+
+def test_near_duplicates_flag_a_copy_with_an_extra_clause():
+    a = question("a", prompt="How many legs does the imaginary zorblax creature have on each side?")
+    b = question("b", prompt="How many legs does the imaginary zorblax creature have on each side of its body?")
+    c = question("c", prompt="Why does the zorblax creature hibernate through the long winter months?")
+    found = near_duplicates([a, b, c])
+    assert [(i, j) for i, j, _ in found] == [(0, 1)]
+    assert found[0][2] >= 90
+
+
+def test_near_duplicates_ignore_word_order_latex_and_shared_filler():
+    a = question("a", prompt=r"Which statements about the KV cache of $\mathrm{GQA}$ decoding are true? Select all that apply.")
+    b = question("b", prompt="Select all that apply: which statements are true about GQA decoding and its KV cache?")
+    assert normalise(a.prompt.en) == "kv cache gqa decoding"
+    assert [(i, j) for i, j, _ in near_duplicates([a, b])] == [(0, 1)]
+
+
+def test_short_prompts_and_different_questions_are_not_flagged():
+    short = [question("a", prompt="What is RoPE?"), question("b", prompt="What is RoPE? Explain.")]
+    assert near_duplicates(short) == []  # under MIN_WORDS after folding: too little to compare
+    different = [
+        question("c", prompt="Which statements about RoPE applied to queries and keys are true? Select all that apply."),
+        question("d", prompt="Which statements about RMSNorm compared with LayerNorm are true? Select all that apply."),
+    ]
+    assert near_duplicates(different) == []
