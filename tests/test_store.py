@@ -142,3 +142,58 @@ def test_last_rating_is_the_latest_answered_not_the_latest_inserted(drill_home):
             store.insert_attempt(conn, session_id=None, question=q, answer="x", correct=None, rating=rating, seconds=1,
                                  time_limit=30, timed_out=False, now=datetime(2024, 3, day, 12, tzinfo=timezone.utc))  # fmt: skip
     assert store.last_ratings(conn) == {"fx-open": 1}
+
+
+def _summaries(conn) -> dict:
+    return {t: sorted(tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in conn.execute(f"SELECT * FROM {t}"))
+            for t in store.SUMMARY_TABLES}  # fmt: skip
+
+
+def test_summaries_kept_by_triggers_equal_a_rebuild_from_the_log(drill_home):
+    """Inserts, rating changes, edits and deletes in any order: the kept summaries are what the log says."""
+    import random
+    from datetime import datetime, timedelta
+
+    from practice import add_attempt
+
+    rng, conn = random.Random(7), store.connect()
+    uids = []
+    conn.execute("BEGIN")
+    for i in range(400):
+        action = rng.random()
+        if action < 0.6 or not uids:
+            local = datetime(2024, 1, 1) + timedelta(minutes=rng.randrange(60 * 24 * 90))
+            uids.append(add_attempt(conn, local, rng.choice((-300, 0, 480)), topic=rng.choice(("a", "b", "c")), level=rng.choice(("L1", "L2")),
+                                    type=rng.choice(("open", "choice")), correct=rng.choice((None, 0, 1)), rating=rng.randint(1, 4),
+                                    seconds=rng.uniform(1, 100), time_limit=rng.choice((None, 60.0)), timed_out=rng.randint(0, 1)))  # fmt: skip
+        elif action < 0.8:
+            store.set_rating(conn, rng.choice(uids), rng.randint(1, 4))
+        elif action < 0.9:
+            conn.execute("UPDATE attempts SET topic = ?, answered_at = ? WHERE uid = ?", (rng.choice(("a", "d")), f"2024-0{rng.randint(1, 9)}-01T00:00:00+00:00", rng.choice(uids)))
+        else:
+            conn.execute("DELETE FROM attempts WHERE uid = ?", (uids.pop(rng.randrange(len(uids))),))
+    conn.execute("COMMIT")
+    kept = _summaries(conn)
+    with store.transaction(conn):
+        store.rebuild_summaries(conn)
+    assert kept == _summaries(conn)
+    latest = {r[0]: r[1] for r in conn.execute("SELECT question_id, rating FROM attempts ORDER BY answered_at, id")}
+    assert store.last_ratings(conn) == latest
+
+
+def test_migrating_an_existing_history_builds_its_summaries(drill_home, monkeypatch):
+    from datetime import datetime
+
+    from practice import add_attempt
+
+    released = store.MIGRATIONS
+    monkeypatch.setattr(store, "MIGRATIONS", released[:3])
+    conn = store.connect()
+    for day in (1, 2, 2, 3):
+        add_attempt(conn, datetime(2024, 5, day, 9), topic="masks", rating=day)
+    conn.close()
+    monkeypatch.setattr(store, "MIGRATIONS", released)
+    conn = store.connect()
+    assert store.last_ratings(conn) == {"masks-q": 3}
+    assert conn.execute("SELECT attempts FROM topic_totals WHERE topic = 'masks'").fetchone()[0] == 4
+    assert dict(conn.execute("SELECT hour, attempts FROM hour_counts").fetchall()) == {"2024-05-01T09": 1, "2024-05-02T09": 2, "2024-05-03T09": 1}

@@ -61,6 +61,14 @@ def test_streak_is_alive_through_yesterday_while_today_is_in_progress():
     assert compute(run(5, 2), TODAY).current == 0  # yesterday missed, no freeze held
 
 
+def test_a_day_ahead_of_today_never_makes_today_a_missed_day():
+    """A record dated ahead (another machine's clock) counts when its day comes, and breaks nothing before."""
+    ahead = TODAY + timedelta(days=3)
+    s = compute(run(5, 1) | {ahead}, TODAY)
+    assert (s.current, s.longest, s.frozen) == (5, 5, [])
+    assert compute({date(9999, 12, 31)}, TODAY).current == 0  # and a far future date walks no days at all
+
+
 def test_seven_days_earn_a_freeze_that_covers_one_missed_day():
     s = compute(run(9, 3) | days(1, 0), TODAY)  # 7 days, 2 days ago missed, then yesterday and today
     assert s.frozen == [TODAY - timedelta(days=2)]
