@@ -54,7 +54,9 @@ def test_topics_are_big_enough_and_span_levels(mine):
         assert {x.level for x in qs} == {"L1", "L2", "L3"}, topic
         assert sum(x.objective for x in qs) / len(qs) >= 0.45, topic
         pitch = [x for x in qs if "pitch" in x.tags]
-        assert [x.id for x in pitch] == [f"{'quant' if topic == 'quantization' else topic}-pitch"], topic
+        assert [x.id for x in pitch] == [f"{topic}-pitch"], topic
+        assert pitch[0].level == "L2" and pitch[0].type == "open" and pitch[0].time_limit == 60
+        assert 100 <= len(pitch[0].answer.en.split()) <= 180, pitch[0].id
     serving = [x for x in mine.values() if x.topic == "inference"]
     assert len(serving) >= 6 and len(serving) == len(serving_ids())
 
