@@ -37,7 +37,7 @@ TABLES = ("sessions", "attempts", "grade_runs", "review_state")
 UNIQUE = {"attempts": "uid", "grade_runs": "uid", "review_state": "question_id"}
 TIMESTAMPS = {"sessions": ("started_at", "ended_at"), "attempts": ("answered_at", "local_time"), "grade_runs": ("run_at", "local_time")}
 SQLITE_INT = (-(2**63), 2**63 - 1)
-MAX_DEPTH = 100  # an export nests four levels; far deeper is not an export (and would exhaust the parser)
+MAX_DEPTH = 100  # an export nests four levels; where the parser gives up, the error names the line past this depth
 
 
 @dataclass
@@ -87,15 +87,15 @@ def read(path: Path) -> dict:
         raise DrillError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DrillError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    too_deep = _too_deep(text)
-    if too_deep:
-        raise DrillError(f"{path}:{too_deep}: nested more than {MAX_DEPTH} levels deep: not a drill history export")
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise DrillError(f"{path}:{_too_deep(text) or 1}: nested more than {MAX_DEPTH} levels deep: not a drill history export") from None
     except json.JSONDecodeError as exc:
         raise DrillError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    except ValueError:  # a number too long for Python to read
-        line = text.count("\n", 0, re.search(r"\d{4000,}", text).start()) + 1 if re.search(r"\d{4000,}", text) else 1
+    except ValueError:  # a number longer than Python reads (4300 digits)
+        long_number = re.search(r"\d{4000,}", text)
+        line = text.count("\n", 0, long_number.start()) + 1 if long_number else 1
         raise DrillError(f"{path}:{line}: a number with thousands of digits: no drill history holds one") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise DrillError(f"{path}: not a drill history export (expected \"format\": \"{FORMAT}\")")

@@ -65,7 +65,7 @@ def questions_for(codes) -> list[str]:
 def nudges(conn: sqlite3.Connection) -> dict[str, str]:
     """question id -> UTC time of the latest failing grade run whose codes link to it."""
     latest: dict[str, str] = {}
-    for codes, run_at in conn.execute("SELECT codes, run_at FROM grade_runs WHERE passed = 0 AND codes != '[]' ORDER BY run_at"):
+    for codes, run_at in conn.execute("SELECT codes, run_at FROM grade_runs WHERE passed = 0 AND codes != '[]'"):
         for qid in questions_for(json.loads(codes)):
-            latest[qid] = run_at
+            latest[qid] = max(latest.get(qid, run_at), run_at)  # UTC ISO text sorts as time; no sort of every run
     return latest
