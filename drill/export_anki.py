@@ -2,7 +2,8 @@
 
 Anki recognises a note by its GUID, so the GUID is derived from the question id:
 importing a newer export updates the existing notes instead of duplicating them.
-The model and deck ids are fixed for the same reason.
+The model and deck ids are fixed for the same reason. Formulas become MathJax
+(``\\(…\\)``, ``\\[…\\]``), which Anki typesets on every platform.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from markdown_it import MarkdownIt
 
 from drill.errors import DrillError
 from drill.export_markdown import back, front
+from drill.mathtext import mathjax_html
 
 MODEL_ID = 1_607_392_319  # fixed forever: changing it would fork every user's notes
 DECK_ID = 2_059_400_110
@@ -42,7 +44,7 @@ def guid(question_id: str) -> str:
 
 def note(q) -> genanki.Note:
     """Fields in ``FIELDS`` order: metadata, then prompt and answer in English and Chinese, as HTML."""
-    fields = [q.id, q.level, q.topic, q.type, *(_md.render(f(q, lang)) for f in (front, back) for lang in ("en", "zh"))]
+    fields = [q.id, q.level, q.topic, q.type, *(mathjax_html(f(q, lang), _md.render) for f in (front, back) for lang in ("en", "zh"))]
     return genanki.Note(model=MODEL, fields=fields, tags=[q.topic, q.level, *q.tags], guid=guid(q.id))
 
 

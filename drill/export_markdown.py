@@ -1,4 +1,7 @@
-"""A printable Markdown cheat sheet of a bank, grouped by topic then level."""
+"""A printable Markdown cheat sheet of a bank, grouped by topic then level.
+
+Formulas stay ``$…$`` for a Markdown viewer to typeset; Chinese line joins are closed.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,8 @@ from pathlib import Path
 from drill.bank.schema import LEVELS, ChoiceQuestion
 from drill.errors import DrillError
 from drill.i18n import t
-from drill.views.bank_view import LETTERS, correct_answer
+from drill.mathtext import tex_markdown
+from drill.views.bank_view import LETTERS, correct_answers
 
 TITLE = {"en": "drill cheat sheet", "zh": "drill 速查表"}
 ANSWER = {"en": "Answer", "zh": "答案"}
@@ -19,15 +23,18 @@ def front(q, lang: str) -> str:
     text = q.prompt.get(lang).strip()
     if isinstance(q, ChoiceQuestion):
         text += "\n\n" + "\n".join(f"- **{LETTERS[i]}.** {c.get(lang)}" for i, c in enumerate(q.choices))
-    return text
+    return tex_markdown(text)
 
 
 def back(q, lang: str) -> str:
-    """The objective answer if any, the model answer and the key points."""
-    parts = [f"**{ANSWER[lang]}: {correct_answer(q, lang)}**"] if q.objective else []
+    """The objective answer if any (one right option per line), the model answer and the key points."""
+    answers = correct_answers(q, lang)
+    parts = [f"**{ANSWER[lang]}: {answers[0]}**"] if len(answers) == 1 else []
+    if len(answers) > 1:
+        parts.append(f"**{ANSWER[lang]}:**\n\n" + "\n".join(f"- {a}" for a in answers))
     parts.append(q.answer.get(lang).strip())
     parts.append(f"**{t('key_points', lang)}**\n\n" + "\n".join(f"- {p.get(lang)}" for p in q.key_points))
-    return "\n\n".join(parts)
+    return tex_markdown("\n\n".join(parts))
 
 
 def render(questions: list, lang: str) -> str:

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from drill import quiz
-from drill.answers import Rating
 from drill.errors import ExitCode
 from drill.views.console import err, out
 from drill.views.quiz_view import QuizView, print_json
@@ -50,7 +49,7 @@ def _streak(conn: sqlite3.Connection, lang: str) -> str | None:
 def exit_code(summary: quiz.Summary) -> int:
     if summary.stopped == "interrupt":
         return INTERRUPTED
-    failed = not summary.complete or any(r.rated and r.rating == Rating.AGAIN for r in summary.results)
+    failed = not summary.complete or not all(r.passed for r in summary.results)
     return int(ExitCode.FAILED if failed else ExitCode.OK)
 
 
@@ -80,7 +79,7 @@ def play(
         summary = quiz.run(conn, questions, reader, view, settings, kind=kind, options=options, stop_at=stop_at)
     try:
         if as_json:
-            print_json(summary)
+            print_json(summary, lang)
         else:
             view.summary(summary, _streak(conn, lang))
     except OSError:

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Protocol
 
 from drill import review, store
-from drill.answers import Rating, is_correct, matched_key_points, objective_rating
+from drill.answers import Rating, judge, matched_key_points, objective_rating
 from drill.errors import StorageError
 
 LEVEL_SECONDS = {"L1": 60, "L2": 90, "L3": 120}
@@ -40,6 +40,7 @@ class Reader(Protocol):
 
 class View(Protocol):
     def question(self, n: int, total: int, q, limit: int) -> None: ...
+    def recap(self, n: int, total: int, q) -> None: ...  # with --reveal end: which question the next verdict is about
     def feedback(self, result: "Result") -> None: ...
 
 
@@ -61,6 +62,9 @@ class Result:
     rating: Rating
     matched: list[bool] = field(default_factory=list)  # key points whose keywords the answer contains
     rated: bool = True  # False while an open answer awaits its self-rating
+    unreadable: str | None = None  # scripted answers only: why it could not be read (an i18n key)
+    note: str | None = None  # how a number was read (an i18n key), e.g. 4.29 GB in GiB
+    values: dict = field(default_factory=dict)  # for ``unreadable`` and ``note``
     uid: str = ""
 
     @property
@@ -69,8 +73,14 @@ class Result:
 
     @property
     def passed(self) -> bool:
-        """Recalled, in FSRS terms: anything but Again."""
-        return self.rated and self.rating >= Rating.HARD
+        """Counted right: an objective answer that is correct (in time: Good; over time: Hard), an open one rated Good or Easy.
+
+        The rule of ``drill stats`` accuracy (drill.store.CORRECT_OF), so a score and the
+        stats never disagree: a self-rated Hard (only partly recalled) counts in neither.
+        """
+        if self.correct is not None:
+            return self.correct
+        return self.rated and self.rating >= Rating.GOOD
 
 
 @dataclass
@@ -119,10 +129,11 @@ def pick(conn: sqlite3.Connection, candidates: list, count: int, seed: int | Non
 
 
 def grade(q, reply: Reply, limit: int) -> Result:
-    correct = is_correct(q, reply.text)
+    verdict = judge(q, reply.text)
     over = reply.cut_off or reply.seconds > limit
-    rating = objective_rating(correct, over, reply.cut_off) if correct is not None else Rating.AGAIN
-    return Result(q, reply.text, reply.seconds, limit, reply.cut_off, correct, rating, matched_key_points(q, reply.text), rated=q.objective)
+    rating = objective_rating(verdict.correct, over, reply.cut_off) if verdict.correct is not None else Rating.AGAIN
+    return Result(q, reply.text, reply.seconds, limit, reply.cut_off, verdict.correct, rating, matched_key_points(q, reply.text),
+                  rated=q.objective, unreadable=verdict.unreadable, note=verdict.note, values=verdict.values)  # fmt: skip
 
 
 def _record(conn: sqlite3.Connection, session_id: int, result: Result) -> None:
@@ -179,7 +190,8 @@ def run(
             if settings.reveal == "each":
                 _reveal(conn, result, reader, view)
         if settings.reveal == "end":
-            for result in summary.results:
+            for n, result in enumerate(summary.results, 1):
+                view.recap(n, len(questions), result.question)
                 _reveal(conn, result, reader, view)
         status = "complete"
     except Hangup:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.application import get_app
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 
-from drill.answers import LETTERS, Rating
+from drill.answers import LETTERS, Rating, judge
 from drill.bank.schema import ChoiceQuestion
 from drill.i18n import t
 from drill.quiz import Reply
@@ -102,15 +102,21 @@ class TerminalReader:
                 get_app().create_background_task(deadline())
 
         session: PromptSession[str] = PromptSession()
-        text = session.prompt(
-            "› ",
-            multiline=not q.objective,
-            key_bindings=keys,
-            bottom_toolbar=toolbar,
-            refresh_interval=1.0,
-            pre_run=pre_run,
-        )
-        return Reply(text or "", time.monotonic() - start, cut_off=cut["off"])
+        while True:
+            text = session.prompt(
+                "› ",
+                multiline=not q.objective,
+                key_bindings=keys,
+                bottom_toolbar=toolbar,
+                refresh_interval=1.0,
+                pre_run=pre_run,
+            ) or ""
+            verdict = None if cut["off"] else judge(q, text)
+            if verdict is None or verdict.unreadable is None:
+                return Reply(text, time.monotonic() - start, cut_off=cut["off"])
+            # Not graded: say why and ask again; the clock (and a strict deadline) keeps running from the first prompt.
+            why = t(verdict.unreadable, lang, **verdict.values)
+            print_formatted_text(FormattedText([("fg:ansired", f"✘ {why} · {t('type_again', lang)}")]))
 
     def rating(self) -> Rating:
         session: PromptSession[str] = PromptSession()

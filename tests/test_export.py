@@ -78,6 +78,39 @@ def test_markdown_in_chinese(tmp_path):
 
 
 def test_nothing_to_export_is_an_error(tmp_path):
-    result = runner.invoke(app, ["export", "anki", str(tmp_path / "d.apkg"), "--topic", "nope"])
+    result = runner.invoke(app, ["export", "anki", str(tmp_path / "d.apkg"), "--topic", "rope", "--level", "L1"])  # rope has only L2
     assert result.exit_code == 2 and "no questions match" in result.stderr
     assert not (tmp_path / "d.apkg").exists()
+
+
+MATH_BANK = r"""format_version: 1
+questions:
+  - id: why-scale
+    level: L1
+    topic: attention
+    type: open
+    prompt:
+      en: 'Why divide $QK^\top$ by $\sqrt{d_k}$?'
+      zh: "为什么要把 $QK^\\top$ 除以\n$\\sqrt{d_k}$？"
+    answer:
+      en: "Each score is a sum of $d_k$ products, $a_i * b_i$ with variance 1:\n\n$$\\mathrm{Var}(q \\cdot k) = d_k$$"
+      zh: "每个分数是 $d_k$ 个乘积之和，\n方差也是 $d_k$。"
+    key_points:
+      - {en: "variance d_k", zh: "方差 d_k", keywords: {en: [variance], zh: [方差]}}
+      - {en: "softmax saturates", zh: "softmax 饱和", keywords: {en: [saturat], zh: [饱和]}}
+"""
+
+
+def test_formulas_are_mathjax_in_anki_and_stay_tex_in_the_cheat_sheet(tmp_path, monkeypatch):
+    folder = tmp_path / "math"
+    folder.mkdir()
+    (folder / "bank.yaml").write_text(MATH_BANK, encoding="utf-8")
+    monkeypatch.setattr(load, "bundled_bank_dir", lambda: folder)
+    assert runner.invoke(app, ["export", "anki", str(tmp_path / "d.apkg")]).exit_code == 0
+    ((_, _, flds, _),) = notes(tmp_path / "d.apkg")
+    fields = flds.split("\x1f")
+    assert r"\(QK^\top\)" in fields[4] and r"\(\sqrt{d_k}\)" in fields[4]
+    assert r"\(a_i * b_i\)" in fields[6] and r"\[\mathrm{Var}(q \cdot k) = d_k\]" in fields[6] and "<em>" not in fields[6]
+    assert "为什么要把 \\(QK^\\top\\) 除以" in fields[5] and "每个分数是 \\(d_k\\) 个乘积之和，方差也是 \\(d_k\\)。" in fields[7]  # joined
+    assert runner.invoke(app, ["export", "markdown", str(tmp_path / "c.md"), "--lang", "zh"]).exit_code == 0
+    assert "每个分数是 $d_k$ 个乘积之和，方差也是 $d_k$。" in (tmp_path / "c.md").read_text()

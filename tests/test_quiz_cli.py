@@ -60,8 +60,10 @@ def test_json_summary_on_stdout(drill_home):
     summary = json.loads(result.stdout)
     assert summary["status"] == "complete" and summary["answered"] == 1 and summary["passed"] == 0
     assert summary["results"][0] | {"seconds": 0} == {
-        "id": "fx-choice", "level": "L1", "topic": "fx-quiz", "type": "choice", "answer": "c", "correct": False, "rating": 1,
-        "rating_name": "Again", "seconds": 0, "time_limit": 30, "over_time": False, "cut_off": False,
+        "id": "fx-choice", "level": "L1", "topic": "fx-quiz", "type": "choice", "answer": "c", "correct": False, "unreadable": False,
+        "rating": 1, "rating_name": "Again", "seconds": 0, "time_limit": 30, "over_time": False, "cut_off": False,
+        "prompt": "Which function turns attention scores into weights?", "choices": ["ReLU", "Softmax", "Tanh"],
+        "expected": ["B. Softmax"], "reference": "Softmax over the keys.",
     }  # fmt: skip
     assert "Which function" in result.stderr  # the questions go to stderr so stdout is pure JSON
 
@@ -87,7 +89,8 @@ def test_usage_errors(drill_home):
         (["--level", "L4"], "'L4' is not one of L1, L2, L3"),
         (["--type", "essay"], "'essay' is not one of"),
         (["--reveal", "never"], "'never' is not one of each, end"),
-        (["--topic", "no-such-topic"], "no questions match"),
+        (["--topic", "no-such-topic"], "no topic 'no-such-topic'"),
+        (["--topic", "fx-quiz", "--level", "L3"], "no questions match"),
     ]:
         result = runner.invoke(app, ["quiz", "--bank", FIXTURE, *args])
         assert result.exit_code == 2, args

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drill.answers import Rating, is_correct, matched_key_points, normalise_shape, objective_rating, parse_choice, parse_number, parse_rating
+from drill.answers import Rating, judge, matched_key_points, normalise_shape, objective_rating, parse_choice, parse_number, parse_rating
 from drill.bank.load import load_paths
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quiz_bank.yaml"
+
+
+def is_correct(q, text: str) -> bool | None:
+    return judge(q, text).correct
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +26,8 @@ def bank():
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("b", {1}), ("B", {1}), (" AC ", {0, 2}), ("a,c", {0, 2}), ("a, c", {0, 2}), ("C A", {0, 2}), ("", None), ("Z", None), ("E", None), ("1", None)],
+    [("b", {1}), ("B", {1}), (" AC ", {0, 2}), ("a,c", {0, 2}), ("a, c", {0, 2}), ("C A", {0, 2}), ("", None), ("Z", None), ("E", None), ("1", None),
+     ("Ａ", {0}), ("ａｃ", {0, 2}), ("A、C", {0, 2}), ("A和C", {0, 2}), ("A，C", {0, 2}), ("a and c", {0, 2}), ("(B)", {1}), ("B.", {1})],
 )
 def test_parse_choice(text, expected):
     assert parse_choice(text, 4) == (frozenset(expected) if expected is not None else None)
@@ -38,13 +44,16 @@ def test_single_and_multi_choice(bank):
 @pytest.mark.parametrize(
     ("text", "value"),
     [("4", 4.0), ("4.0", 4.0), ("4 GiB", 4.0), ("4GiB", 4.0), ("4e9", 4e9), ("1,024", 1024.0), ("-0.5", -0.5), (".5", 0.5), ("1,000,000 tokens", 1e6), ("4x", 4.0), ("4-bit", 4.0), ("4 GiB/s", 4.0), ("25%", 25.0),
-     ("2^29", 2.0**29), ("2**30", 2.0**30), ("4 × 10^9", 4e9), ("1.5 * 2^10 bytes", 1536.0), ("10^-3", 1e-3)],
+     ("2^29", 2.0**29), ("2**30", 2.0**30), ("4 × 10^9", 4e9), ("1.5 * 2^10 bytes", 1536.0), ("10^-3", 1e-3),
+     ("29/38", 29 / 38), ("1 - 90/380", 1 - 90 / 380), ("(10*9)/(20*19)", 90 / 380), ("sqrt(64)", 8.0), ("√64", 8.0), ("ln 2", math.log(2)),
+     ("e^-1", math.exp(-1)), ("13e9", 13e9), ("1.2k", 1.2), ("０.７６３", 0.763), ("２９／３８", 29 / 38), ("６４％", 64.0), ("57×", 57.0),
+     ("≈ 4 GiB", 4.0), ("约 0.5", 0.5)],
 )
 def test_parse_number(text, value):
-    assert parse_number(text) == value
+    assert parse_number(text) == pytest.approx(value, rel=1e-12)
 
 
-@pytest.mark.parametrize("text", ["", "four", "GiB 4", "--4", "4/3", "4 / 3", "2^", "^3", "2^30^2", "1,5", "4.5.6", "2^1000000"])
+@pytest.mark.parametrize("text", ["", "four", "GiB 4", "--4", "2^", "^3", "1,5", "4.5.6", "2^1000000", "4 4", "(B, H)", "1/0", "sqrt(-1)", "__import__('os')", "True"])
 def test_parse_number_rejects(text):
     assert parse_number(text) is None
 
@@ -61,7 +70,8 @@ def test_numeric_zero_tolerance_forgives_round_off(bank):
     assert not is_correct(q, "16385")
 
 
-@pytest.mark.parametrize("text", ["(b,h,t,d)", "[B, H, T, D]", "(B,H,T,D)", "torch.Size([b, h, t, d])", "B x H x T x D", " ( B , H , T , D ) "])
+@pytest.mark.parametrize("text", ["(b,h,t,d)", "[B, H, T, D]", "(B,H,T,D)", "torch.Size([b, h, t, d])", "B x H x T x D", " ( B , H , T , D ) ",
+                                  "（B，H，T，D）", "【B，H，T，D】", "B×H×T×D", "B H T D", "[batch, heads, T, D]"])
 def test_shape_forms(bank, text):
     assert is_correct(bank.get("fx-deep-3"), text)
 
@@ -72,6 +82,8 @@ def test_shape_wrong(bank, text):
 
 
 def test_shape_details():
+    assert normalise_shape("(A , X , A)") == ("a", "x", "a")  # a dim named x is not a separator where commas are
+    assert normalise_shape("2x8x1x21") == normalise_shape("2 × 8 × 1 × 21") == ("2", "8", "1", "21")
     assert normalise_shape("(b,)") == ("b",)
     assert normalise_shape("(B*H, T)") == normalise_shape("[b * h, t]") == ("b*h", "t")
     assert normalise_shape("Size([2, 8])") == ("2", "8")

@@ -114,3 +114,21 @@ def test_closed_terminal_after_one_answer_keeps_it(drill_home):
     term.child.close()
     assert rows(drill_home, "SELECT COUNT(*) FROM attempts") == [(1,)]
     assert rows(drill_home, "SELECT status FROM sessions") == [("incomplete",)]
+
+
+def test_an_unreadable_number_is_asked_again_on_the_same_clock(drill_home):
+    forms = str(Path(__file__).parent / "fixtures" / "answer_forms.yaml")
+    term = Term(["-m", "drill", "quiz", "--bank", forms, "--topic", "fx-forms", "--type", "numeric", "--count", "1", "--lang", "en"], drill_home)
+    term.expect("generated programs|reward model prefers")  # either numeric question: both are 29/38 ≈ 0.763
+    term.expect("left")
+    time.sleep(1.2)  # thinking before the first try
+    term.child.send("four\r")
+    term.expect(r"can't read 'four' as a number \(try 29/38")  # one line why, and no verdict
+    term.expect("left")  # the same prompt again
+    term.child.send("２９／３８\r")  # full width, as a Chinese input method types it
+    term.expect("✔ right")
+    term.expect(r"score 1/1")
+    assert term.finish() == 0
+    ((text, correct, rating, seconds),) = rows(drill_home, "SELECT answer, correct, rating, seconds FROM attempts")  # "four" was never graded
+    assert (text, correct, rating) == ("２９／３８", 1, 3)
+    assert seconds > 1.2  # timed from the first prompt, not restarted by the second

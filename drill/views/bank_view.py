@@ -62,16 +62,21 @@ def _styled_stdout() -> bool:
     return sys.stdout.isatty() or bool(os.environ.get("FORCE_COLOR")) or bool(os.environ.get("TTY_COMPATIBLE"))
 
 
-def correct_answer(q, lang: str) -> str:
-    """The objective answer as text, or an empty string for open questions."""
+def correct_answers(q, lang: str) -> list[str]:
+    """The objective answer as text, one line per right option; empty for open questions."""
     if isinstance(q, ChoiceQuestion):
-        return ", ".join(f"{LETTERS[i]}. {q.choices[i].get(lang)}" for i in sorted(q.correct_set))
+        return [f"{LETTERS[i]}. {q.choices[i].get(lang)}" for i in sorted(q.correct_set)]
     if isinstance(q, NumericQuestion):
         tol = f" ± {q.tolerance:.15g}" if q.tolerance else ""  # plain :g would show 536870912 as 5.36871e+08
-        return f"{q.value:.15g}{tol} {q.unit}".strip()
+        return [f"{q.value:.15g}{tol} {q.unit}".strip()]
     if isinstance(q, ShapeQuestion):
-        return q.shape
-    return ""
+        return [q.shape]
+    return []
+
+
+def correct_answer(q, lang: str) -> str:
+    """:func:`correct_answers` on one line."""
+    return ", ".join(correct_answers(q, lang))
 
 
 def print_question(q, lang: str) -> None:
@@ -80,23 +85,24 @@ def print_question(q, lang: str) -> None:
     from rich.panel import Panel
 
     from drill.i18n import t
+    from drill.mathtext import markdown, plain
     from drill.views.console import out
 
     head = f"[bold]{q.id}[/]  {q.level} · {q.topic} · {q.type}"
-    out.print(Panel(Markdown(q.prompt.get(lang)), title=head, title_align="left"))
+    out.print(Panel(Markdown(markdown(q.prompt.get(lang))), title=head, title_align="left"))
     if isinstance(q, ChoiceQuestion):
         for i, choice in enumerate(q.choices):
-            out.print(f"  [bold]{LETTERS[i]}[/]. {escape(choice.get(lang))}")
-    if q.objective:
-        out.print(f"[green]✔ {escape(correct_answer(q, lang))}[/]")
-    out.print(Panel(Markdown(q.answer.get(lang)), title=t("reference", lang), title_align="left", border_style="green"))
+            out.print(f"  [bold]{LETTERS[i]}[/]. {escape(plain(choice.get(lang)))}")
+    for line in correct_answers(q, lang):
+        out.print(f"[green]✔ {escape(plain(line))}[/]")
+    out.print(Panel(Markdown(markdown(q.answer.get(lang))), title=t("reference", lang), title_align="left", border_style="green"))
     out.print(f"[bold]{t('key_points', lang)}[/]")
     for point in q.key_points:
-        out.print(f"  • {escape(point.get(lang))}")
+        out.print(f"  • {escape(plain(point.get(lang)))}")
     if q.pitfalls:
         out.print(f"[bold]{t('pitfalls', lang)}[/]")
         for pitfall in q.pitfalls:
-            out.print(f"  ✗ {escape(pitfall.get(lang))}")
+            out.print(f"  ✗ {escape(plain(pitfall.get(lang)))}")
     if q.follow_ups:
         out.print(f"[bold]{t('follow_ups', lang)}[/]: {', '.join(q.follow_ups)}")
     for ref in q.references:

@@ -13,12 +13,13 @@ from rich.table import Table
 from drill.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
 from drill.i18n import t
+from drill.mathtext import markdown, plain
 from drill.quiz import Result, Summary
-from drill.views.bank_view import correct_answer
+from drill.views.bank_view import correct_answers
 
 _LINE_HINTS = {
     "choice": ("Answer: the letter(s) of your choice, e.g. B or AC.", "作答：输入选项字母，如 B 或 AC。"),
-    "numeric": ("Answer: a number (a unit after it is fine).", "作答：输入一个数（可带单位）。"),
+    "numeric": ("Answer: a number, e.g. 0.76, 29/38, 76%, 2^29 or 4 GiB.", "作答：输入一个数，如 0.76、29/38、76%、2^29 或 4 GiB。"),
     "shape": ("Answer: a shape such as (B, H, T, T).", "作答：输入形状，如 (B, H, T, T)。"),
     "open": ("Answer: any number of lines, then an empty line.", "作答：可写多行，以空行结束。"),
 }
@@ -41,6 +42,8 @@ def _outcome(result: Result, lang: str) -> str:
     rating = t(result.rating.label, lang)
     if result.correct is None:
         return rating
+    if result.unreadable:
+        return f"[red]✘ {t('unreadable', lang)}[/]"
     mark = _mark(result.correct, lang)
     return mark if result.rating.label == "Good" or not result.correct else f"{mark} ({rating})"
 
@@ -53,33 +56,59 @@ class QuizView:
 
     def question(self, n: int, total: int, q, limit: int) -> None:
         title = f"[bold]{n}/{total}[/]  {q.level} · {q.topic} · {q.type}"
-        self.console.print(Panel(Markdown(q.prompt.get(self.lang)), title=title, title_align="left", subtitle=f"{limit}s", subtitle_align="right"))
+        self._panel(q.prompt.get(self.lang), title=title, subtitle=f"{limit}s", subtitle_align="right")
         if isinstance(q, ChoiceQuestion):
             for i, choice in enumerate(q.choices):
-                self.console.print(f"  [bold]{LETTERS[i]}[/]. {escape(choice.get(self.lang))}")
-            if len(q.correct_set) > 1:
-                self.console.print(f"  [dim](choose {len(q.correct_set)})[/]")
+                self.console.print(f"  [bold]{LETTERS[i]}[/]. {escape(plain(choice.get(self.lang)))}")
+            if len(q.correct_set) > 1:  # never how many: that would give part of the answer away
+                self.console.print(f"  [dim]({t('select_all', self.lang)})[/]")
         if not self.interactive:
             self.console.print(_LINE_HINTS[q.type][self.lang == "zh"])
 
+    def recap(self, n: int, total: int, q) -> None:
+        self.console.rule(f"[bold]{n}/{total}[/]  {q.id}", align="left")
+        self._panel(q.prompt.get(self.lang), title=f"{q.level} · {q.topic} · {q.type}")
+
     def feedback(self, result: Result) -> None:
-        q = result.question
+        q, lang = result.question, self.lang
         if result.correct is not None:
-            answer = f"{t('answer', self.lang)}: {escape(correct_answer(q, self.lang))}"
-            self.console.print(f"{_mark(result.correct, self.lang)}  {answer}  [dim]({_seconds(result, self.lang)})[/]")
+            self._verdict(result)
             if not result.correct:  # a miss is when the worked reasoning teaches most
                 self._reference(q)
             return
-        self.console.print(f"[dim]{_seconds(result, self.lang)}[/]")
+        self.console.print(f"[dim]{_seconds(result, lang)}[/]")
         self._reference(q)
-        self.console.print(f"[bold]{t('key_points', self.lang)}[/]  [dim]{t('key_point_hint', self.lang)}[/]")
+        self.console.print(f"[bold]{t('key_points', lang)}[/]  [dim]{t('key_point_hint', lang)}[/]")
         for point, hit in zip(q.key_points, result.matched):
-            self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {escape(point.get(self.lang))}")
+            self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {escape(plain(point.get(lang)))}")
         if not self.interactive:
-            self.console.print(t("rate_hint", self.lang))
+            self.console.print(t("rate_hint", lang))
+
+    def _verdict(self, result: Result) -> None:
+        """The mark, then the right answer: on the same line when it is one line, else one right option per line."""
+        lang = self.lang
+        if result.unreadable:
+            mark = f"[red]✘ {escape(t('unreadable_because', lang, why=t(result.unreadable, lang, **result.values)))}[/]"
+        else:
+            mark = _mark(result.correct, lang)
+        lines = [escape(plain(line)) for line in correct_answers(result.question, lang)]
+        time_used = f"[dim]({_seconds(result, lang)})[/]"
+        if len(lines) == 1:
+            self.console.print(f"{mark}  {t('answer', lang)}: {lines[0]}  {time_used}")
+        else:
+            self.console.print(f"{mark}  {time_used}")
+            self.console.print(f"{t('answer', lang)}:")
+            for line in lines:
+                self.console.print(f"  {line}")
+        if result.note:
+            self.console.print(f"  [dim]{escape(t(result.note, lang, **result.values))}[/]")
 
     def _reference(self, q) -> None:
-        self.console.print(Panel(Markdown(q.answer.get(self.lang)), title=t("reference", self.lang), title_align="left", border_style="green"))
+        self._panel(q.answer.get(self.lang), title=t("reference", self.lang), border_style="green")
+
+    def _panel(self, text: str, **options) -> None:
+        """Bank Markdown in a panel; never cropped, even on a console that does not wrap (stderr under --json)."""
+        self.console.print(Panel(Markdown(markdown(text)), title_align="left", **options), soft_wrap=False)
 
     def summary(self, summary: Summary, streak: str | None = None) -> None:
         lang = self.lang
@@ -99,7 +128,18 @@ class QuizView:
             self.console.print(streak)
 
 
-def summary_dict(summary: Summary) -> dict:
+def _question_text(q, lang: str) -> dict:
+    """The whole question as the bank has it, so a script never needs the bank to know what was asked."""
+    text = {"prompt": q.prompt.get(lang)}
+    if isinstance(q, ChoiceQuestion):
+        text["choices"] = [c.get(lang) for c in q.choices]
+    if q.objective:
+        text["expected"] = correct_answers(q, lang)
+    text["reference"] = q.answer.get(lang)
+    return text
+
+
+def summary_dict(summary: Summary, lang: str = "en") -> dict:
     return {
         "session": summary.session_id,
         "kind": summary.kind,
@@ -115,8 +155,10 @@ def summary_dict(summary: Summary) -> dict:
                 "level": r.question.level,
                 "topic": r.question.topic,
                 "type": r.question.type,
+                **_question_text(r.question, lang),
                 "answer": r.answer,
                 "correct": r.correct,
+                "unreadable": r.unreadable is not None,
                 "rating": int(r.rating) if r.rated else None,
                 "rating_name": r.rating.label if r.rated else None,
                 "seconds": round(r.seconds, 1),
@@ -129,5 +171,5 @@ def summary_dict(summary: Summary) -> dict:
     }
 
 
-def print_json(summary: Summary) -> None:
-    print(json.dumps(summary_dict(summary), ensure_ascii=False, indent=2))
+def print_json(summary: Summary, lang: str = "en") -> None:
+    print(json.dumps(summary_dict(summary, lang), ensure_ascii=False, indent=2))
