@@ -336,17 +336,17 @@ def test_grpo_zero_signal_when_rewards_equal():
 
 
 def test_kv_cache_size(bank):
+    """Llama-3-8B at 128k tokens with an FP8 KV cache (torch.float8_e4m3fn is 1 byte per element)."""
     x = q(bank, "long-kv-cache-size")
-    layers, kv_heads, head_dim, t = 32, 32, 128, 32768
+    layers, kv_heads, head_dim, t = 32, 8, 128, 131072
     with torch.device("meta"):
-        k = torch.empty(1, kv_heads, t, head_dim, dtype=torch.float16)
+        k = torch.empty(1, kv_heads, t, head_dim, dtype=torch.float8_e4m3fn)
     per_layer = 2 * k.numel() * k.element_size()
     total = layers * per_layer
     assert close(x, total / 2**30)
-    assert total / t == 524288 == 0.5 * 2**20
-    assert round(total / 1e9, 1) == 17.2
-    assert layers * 2 * 8 * head_dim * 2 * t / 2**30 == 4  # with 8 KV heads
-    assert round(6.74e9 * 2 / 1e9, 1) == 13.5  # Llama-2-7B fp16 weights
+    assert total / t == 65536 == 64 * 2**10
+    assert round(total / 1e9, 1) == 8.6
+    assert total * 2 / 2**30 == 16 and total * 2 * 4 / 2**30 == 64  # BF16, and BF16 with 32 KV heads
 
 
 def test_decode_score_shape(bank):
