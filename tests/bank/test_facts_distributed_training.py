@@ -20,7 +20,7 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-TOPICS = {"distributed-training": "dist"}
+TOPICS = {"distributed-training": "dist", "training": "train"}
 _NOISE = str.maketrans({c: None for c in " \t\r\n^·*×∘"} | {"−": "-", "–": "-"})
 
 
@@ -436,5 +436,268 @@ def test_zero_bubble_split_is_exact():
     assert torch.equal(gx, gx_only) and torch.equal(gw, gw_only)
 
 
-# the training topic's numeric questions (checked further down, once that file exists)
-TRAIN_NUMERIC_CHECKED: set[str] = set()
+# ------------------------------------------------------------- training ---
+
+TRAIN_NUMERIC_CHECKED = {
+    "train-bf16-spacing",
+    "train-adam-beta2-window",
+    "train-grad-clip-numeric",
+    "train-weight-tying",
+    "train-cosine-lr-numeric",
+    "train-z-loss",
+    "train-gpt2-residual-init",
+    "train-grad-accum-loss-normalisation",
+}
+
+
+def test_bf16_and_fp16_formats(bank):
+    x = q(bank, "train-bf16-vs-fp16")
+    bf16, fp16, fp32 = (torch.finfo(t) for t in (torch.bfloat16, torch.float16, torch.float32))
+    assert fp16.max == 65504 and round(bf16.max / fp32.max, 2) == 1.0  # bf16 keeps fp32's range
+    assert bf16.eps == 2**-7 and fp16.eps == 2**-10  # 7 vs 10 stored mantissa bits
+    assert round(fp16.tiny, 6) == 6.1e-5
+    assert torch.tensor(2**-24, dtype=torch.float16).item() == 2**-24  # smallest subnormal
+    assert torch.tensor(2**-26, dtype=torch.float16).item() == 0.0  # below it: underflow
+    assert torch.tensor(1e-30, dtype=torch.bfloat16).item() != 0.0  # bf16 does not underflow there
+    assert x.correct == 0 and "65504" in x.choices[0].en
+
+
+def test_bf16_spacing_and_lost_updates(bank):
+    x = q(bank, "train-bf16-spacing")
+    one = torch.tensor(1.0, dtype=torch.bfloat16)
+    gap = (torch.nextafter(one, torch.tensor(2.0, dtype=torch.bfloat16)) - one).item()
+    assert close(x, gap)
+    assert (one + 0.001).item() == 1.0  # rounds back
+    w16, w32 = one.clone(), torch.tensor(1.0)
+    for _ in range(100):
+        w16 = w16 + torch.tensor(1e-3, dtype=torch.bfloat16)
+        w32 = w32 + 1e-3
+    assert w16.item() == 1.0 and abs(w32.item() - 1.1) < 1e-5  # the fp32 master copy keeps them
+    fp16_one = torch.tensor(1.0, dtype=torch.float16)
+    assert (torch.nextafter(fp16_one, torch.tensor(2.0, dtype=torch.float16)) - fp16_one).item() == 2**-10
+
+
+def test_adam_beta2_window_and_catch_up(bank):
+    x = q(bank, "train-adam-beta2-window")
+    assert close(x, 1 / (1 - 0.95))
+    assert round(1 / (1 - 0.999)) == 1000
+    # after a 100x jump in g^2, how much of the new level v has absorbed after 60 steps
+    def caught_up(beta2, steps):
+        v = 1.0
+        for _ in range(steps):
+            v = beta2 * v + (1 - beta2) * 100.0
+        return (v - 1.0) / 99.0
+    assert caught_up(0.95, 60) > 0.95 and caught_up(0.999, 60) < 0.06  # "within tens of steps" vs stale
+
+
+def test_grad_clip(bank):
+    x = q(bank, "train-grad-clip-numeric")
+    a = torch.nn.Parameter(torch.zeros(2))
+    b = torch.nn.Parameter(torch.zeros(1))
+    a.grad, b.grad = torch.tensor([0.6, 0.0]), torch.tensor([math.sqrt(25 - 0.36)])
+    before = torch.cat([a.grad, b.grad]).clone()
+    total = torch.nn.utils.clip_grad_norm_([a, b], max_norm=1.0)
+    assert math.isclose(total.item(), 5.0, rel_tol=1e-6)
+    assert close(x, a.grad[0].item())
+    after = torch.cat([a.grad, b.grad])
+    assert torch.allclose(after / after.norm(), before / before.norm())  # the direction is kept
+
+
+def gpt2_small_params(tied: bool) -> int:
+    v, d, ctx, layers = 50257, 768, 1024, 12
+    with torch.device("meta"):
+        wte, wpe = torch.nn.Embedding(v, d), torch.nn.Embedding(ctx, d)
+        blocks = torch.nn.ModuleList(
+            torch.nn.ModuleDict(
+                {
+                    "ln1": torch.nn.LayerNorm(d), "attn": torch.nn.Linear(d, 3 * d), "proj": torch.nn.Linear(d, d),
+                    "ln2": torch.nn.LayerNorm(d), "fc": torch.nn.Linear(d, 4 * d), "out": torch.nn.Linear(4 * d, d),
+                }
+            )
+            for _ in range(layers)
+        )
+        head = torch.nn.Linear(d, v, bias=False)
+        if tied:
+            head.weight = wte.weight
+        model = torch.nn.ModuleList([wte, wpe, blocks, torch.nn.LayerNorm(d), head])
+    return sum(p.numel() for p in model.parameters())  # shared tensors are counted once
+
+
+def test_weight_tying(bank):
+    x = q(bank, "train-weight-tying")
+    saved = gpt2_small_params(tied=False) - gpt2_small_params(tied=True)
+    assert close(x, saved)
+    assert round(gpt2_small_params(tied=True) / 1e6) == 124
+    assert round(100 * saved / gpt2_small_params(tied=True)) == 31
+
+
+def test_adamw_decouples_decay_and_adam_l2_does_not():
+    """How much weight decay moves each weight over 200 noisy steps. AdamW: the same lr*wd*w for both; Adam+L2:
+    the decay term is divided by sqrt(v), so the weight with 1000x larger gradients is barely decayed."""
+    sigma = torch.tensor([0.01, 10.0])
+
+    def run(cls, wd):
+        torch.manual_seed(0)
+        w = torch.nn.Parameter(torch.ones(2))
+        opt = cls([w], lr=1e-3, weight_decay=wd)
+        for _ in range(200):
+            w.grad = torch.randn(1) * sigma  # the same noise sequence for every run
+            opt.step()
+        return w.detach()
+
+    base = run(torch.optim.Adam, 0.0)
+    adamw = base - run(torch.optim.AdamW, 0.1)
+    adam_l2 = base - run(torch.optim.Adam, 0.1)
+    assert torch.allclose(adamw[0], adamw[1], rtol=0.05) and adamw[0] > 0
+    assert adam_l2[0] > 20 * adam_l2[1] > 0
+
+
+def test_cosine_lr(bank):
+    x = q(bank, "train-cosine-lr-numeric")
+    peak, floor, warm, decay = 3e-4, 3e-5, 2000, 100_000
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=peak)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=decay, eta_min=floor)
+    for _ in range(77_000 - warm):
+        opt.step()
+        sched.step()
+    lr = opt.param_groups[0]["lr"]
+    assert math.isclose(lr, floor + 0.5 * (peak - floor) * (1 + math.cos(0.75 * math.pi)), rel_tol=1e-6)
+    assert close(x, lr / 1e-5)
+    assert lr < peak / 4
+
+
+def test_z_loss(bank):
+    x = q(bank, "train-z-loss")
+    logits = torch.zeros(32000, dtype=torch.float64)
+    log_z = torch.logsumexp(logits, 0)
+    assert close(x, 1e-4 * log_z.item() ** 2)
+    assert round(log_z.item(), 2) == 10.37 and round(log_z.item() ** 2, 1) == 107.6
+    # shifting the logits by -log Z leaves the cross-entropy unchanged and zeroes the z-loss
+    torch.manual_seed(0)
+    z = torch.randn(4, 50, dtype=torch.float64) * 3 + 5
+    y = torch.randint(0, 50, (4,))
+    shifted = z - torch.logsumexp(z, -1, keepdim=True)
+    assert torch.allclose(F.cross_entropy(z, y), F.cross_entropy(shifted, y))
+    assert torch.allclose(torch.logsumexp(shifted, -1), torch.zeros(4, dtype=torch.float64))
+
+
+def test_qk_norm_bounds_the_logits():
+    """With unit-gain RMS-normalised q and k, |q·k|/sqrt(d) <= sqrt(d) however large the weights grow."""
+    torch.manual_seed(0)
+    d = 64
+    xx = torch.randn(16, d)
+    for scale in (1.0, 100.0):
+        wq, wk = torch.randn(d, d) * scale, torch.randn(d, d) * scale
+        qq, kk = F.rms_norm(xx @ wq, (d,)), F.rms_norm(xx @ wk, (d,))
+        raw = (xx @ wq) @ (xx @ wk).T / math.sqrt(d)
+        normed = qq @ kk.T / math.sqrt(d)
+        assert normed.abs().max() <= math.sqrt(d) + 1e-4
+    assert raw.abs().max() > 100 * math.sqrt(d)  # without the norm the logits grow with the weights
+
+
+def test_gpt2_residual_init(bank):
+    x = q(bank, "train-gpt2-residual-init")
+    assert close(x, 0.02 / math.sqrt(2 * 48))
+    # residual-stream variance after N branches: ~1 + N*s^2 unscaled, ~1 + s^2 with 1/sqrt(N)
+    torch.manual_seed(0)
+    d, n_branches = 256, 96
+    s2 = d * 0.02**2  # variance one branch adds: fan_in * std^2 for unit-variance inputs
+    for scaled in (False, True):
+        stream = torch.randn(512, d)
+        for _ in range(n_branches):
+            w = torch.randn(d, d) * 0.02 / (math.sqrt(n_branches) if scaled else 1.0)
+            stream = stream + F.rms_norm(stream, (d,)) @ w
+        expected = 1 + (s2 if scaled else n_branches * s2)
+        assert abs(stream.var().item() / expected - 1) < 0.1
+
+
+def test_weight_decay_groups(bank):
+    x = q(bank, "train-weight-decay-which-params")
+    assert x.correct == [0, 1]
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.LayerNorm(8), torch.nn.Linear(8, 8))
+    no_decay = {n for n, p in model.named_parameters() if p.dim() < 2}
+    assert no_decay == {"0.bias", "1.weight", "1.bias", "2.bias"}  # biases and the norm gain
+
+
+def test_grad_accum_loss_normalisation(bank):
+    x = q(bank, "train-grad-accum-loss-normalisation")
+    # two micro-batches with per-token losses whose means are 2.0 (10 tokens) and 1.0 (30 tokens)
+    a, b = torch.full((10,), 2.0), torch.full((30,), 1.0)
+    correct = (a.sum() + b.sum()) / 40
+    assert close(x, correct.item())
+    assert ((a.mean() + b.mean()) / 2).item() == 1.5
+    # and with real cross-entropy and padding: summing then dividing by all target tokens = one big batch
+    torch.manual_seed(0)
+    logits, targets = torch.randn(2, 6, 11), torch.randint(0, 11, (2, 6))
+    targets[0, 2:] = -100  # micro-batch 0 has 2 real tokens, micro-batch 1 has 6
+    big = F.cross_entropy(logits.reshape(-1, 11), targets.reshape(-1), ignore_index=-100)
+    summed = sum(F.cross_entropy(l, t, ignore_index=-100, reduction="sum") for l, t in zip(logits, targets))
+    mean_of_means = sum(F.cross_entropy(l, t, ignore_index=-100) for l, t in zip(logits, targets)) / 2
+    assert torch.allclose(summed / (targets != -100).sum(), big)
+    assert not torch.allclose(mean_of_means, big)
+
+
+def test_autocast_dtypes(bank):
+    x = q(bank, "train-autocast-fp32-ops")
+    assert x.correct == [0, 1, 2]
+    t = torch.randn(4, 8)
+    lin = torch.nn.Linear(8, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = lin(t)
+        assert y.dtype == torch.bfloat16
+        assert F.cross_entropy(y, torch.zeros(4, dtype=torch.long)).dtype == torch.float32
+        # the answer's device caveat: CPU autocast keeps these two in bf16
+        assert torch.softmax(y, -1).dtype == torch.bfloat16 and F.layer_norm(y, (8,)).dtype == torch.bfloat16
+    if torch.cuda.is_available():
+        t, lin = t.cuda(), lin.cuda()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            y = lin(t)
+            assert y.dtype == torch.bfloat16
+            assert torch.softmax(y, -1).dtype == torch.float32
+            assert F.layer_norm(y, (8,)).dtype == torch.float32
+            assert F.cross_entropy(y, torch.zeros(4, dtype=torch.long, device="cuda")).dtype == torch.float32
+
+
+def test_grad_scaler_defaults_and_skip(bank):
+    import inspect
+
+    x = q(bank, "train-grad-scaler-behaviour")
+    defaults = {k: v.default for k, v in inspect.signature(torch.amp.GradScaler.__init__).parameters.items()}
+    assert defaults["init_scale"] == 2.0**16 and defaults["growth_factor"] == 2.0
+    assert defaults["backoff_factor"] == 0.5 and defaults["growth_interval"] == 2000
+    scaler = torch.amp.GradScaler("cpu")
+    w = torch.nn.Parameter(torch.ones(2))
+    opt = torch.optim.SGD([w], lr=0.1)
+    scaler.scale(torch.tensor(1.0))  # initialises the scale
+    w.grad = torch.tensor([float("inf"), 1.0])
+    scaler.step(opt)
+    scaler.update()
+    assert torch.equal(w.detach(), torch.ones(2))  # the step was skipped
+    assert scaler.get_scale() == 2.0**15
+    assert x.correct == 0
+
+
+def test_adam_epsilon_shrinks_small_gradient_updates(bank):
+    x = q(bank, "train-adam-epsilon")
+    def first_step(grad, eps):
+        w = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+        opt = torch.optim.Adam([w], lr=1.0, eps=eps)
+        w.grad = torch.tensor([grad], dtype=torch.float64)
+        opt.step()
+        return -w.item()
+    assert math.isclose(first_step(1e-3, 1e-8), 1.0, rel_tol=1e-4)  # scale invariant: step = lr
+    assert round(first_step(1e-9, 1e-8), 2) == 0.09  # "about 0.09 eta"
+    assert math.isclose(first_step(1e-9, 1e-15), 1.0, rel_tol=1e-5)  # lower epsilon restores it
+    assert x.correct == 0
+
+
+def test_fp8_format_limits(bank):
+    x = q(bank, "train-fp8-recipe")
+    assert torch.finfo(torch.float8_e4m3fn).max == 448 and torch.finfo(torch.float8_e5m2).max == 57344
+    assert "448" in x.answer.en and "57344" in x.answer.en
+
+
+def test_mup_rule_in_the_choice(bank):
+    x = q(bank, "train-mup")
+    assert x.correct == 0 and "η/4" in x.choices[0].en
+    assert 1024 / 4096 == 1 / 4  # 1/fan_in scaling from width 1024 to 4096
