@@ -1,7 +1,8 @@
 """The user's practice history in SQLite, with append-only numbered migrations.
 
-The attempt log is the source of truth: review state and streaks are derived from
-it. Writes use ``BEGIN IMMEDIATE`` in WAL mode so two drill processes can record at
+The attempt log is the source of truth: review state, streaks and the summary
+tables (kept by triggers, so reading the history costs the number of questions,
+topics or hours rather than of attempts) are derived from it. Writes use ``BEGIN IMMEDIATE`` in WAL mode so two drill processes can record at
 once without losing rows, and a file that is not a drill database is refused,
 never reset.
 """
@@ -94,6 +95,8 @@ MIGRATIONS: list[tuple[str, Step]] = [
 
 # Tables kept up to date from the attempt log by triggers, so reading the history costs the number of
 # questions, topics or hours, not of attempts. Derived only: rebuild_summaries() recomputes them.
+# Migration 004 creates them and _check_schema() remakes lost ones from this text: change it only
+# together with a new migration that brings existing databases to the same result.
 CORRECT_OF = "CASE WHEN {r}.correct IS NULL THEN {r}.rating >= 3 ELSE {r}.correct = 1 END"
 _ADD = """
 INSERT INTO question_last VALUES ({r}.question_id, {r}.id, {r}.answered_at, {r}.rating)
