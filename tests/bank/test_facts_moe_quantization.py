@@ -4,8 +4,9 @@ Every numeric answer is recomputed from first principles (parameter counts from 
 the meta device), every shape answer is compared with the shape real torch code produces, and the
 runnable claims in the prose are run: top-k gating, the Switch balancing loss and its minimum,
 expert-choice balance, capacity dropping, FP8 ranges from torch's own dtypes, absmax rounding,
-SmoothQuant's equivalence, the group-scale overhead. Each reference answer must itself hit every
-key point's keywords in both languages.
+scales factoring out of an integer GEMM, SmoothQuant's equivalence, LLM.int8()'s decomposition,
+GPTQ's error feedback and AWQ's scaling against round-to-nearest, and a radix prefix cache. Each
+reference answer must itself hit every key point's keywords in both languages.
 """
 
 from __future__ import annotations
