@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+
 import pytest
 
 from drill.answers import _fold_formula
