@@ -446,7 +446,7 @@ TRAIN_NUMERIC_CHECKED = {
     "train-cosine-lr-numeric",
     "train-z-loss",
     "train-gpt2-residual-init",
-    "train-grad-accum-loss-normalisation",
+    "train-adam-bias-correction",
 }
 
 
@@ -619,22 +619,20 @@ def test_weight_decay_groups(bank):
     assert no_decay == {"0.bias", "1.weight", "1.bias", "2.bias"}  # biases and the norm gain
 
 
-def test_grad_accum_loss_normalisation(bank):
-    x = q(bank, "train-grad-accum-loss-normalisation")
-    # two micro-batches with per-token losses whose means are 2.0 (10 tokens) and 1.0 (30 tokens)
-    a, b = torch.full((10,), 2.0), torch.full((30,), 1.0)
-    correct = (a.sum() + b.sum()) / 40
-    assert close(x, correct.item())
-    assert ((a.mean() + b.mean()) / 2).item() == 1.5
-    # and with real cross-entropy and padding: summing then dividing by all target tokens = one big batch
-    torch.manual_seed(0)
-    logits, targets = torch.randn(2, 6, 11), torch.randint(0, 11, (2, 6))
-    targets[0, 2:] = -100  # micro-batch 0 has 2 real tokens, micro-batch 1 has 6
-    big = F.cross_entropy(logits.reshape(-1, 11), targets.reshape(-1), ignore_index=-100)
-    summed = sum(F.cross_entropy(l, t, ignore_index=-100, reduction="sum") for l, t in zip(logits, targets))
-    mean_of_means = sum(F.cross_entropy(l, t, ignore_index=-100) for l, t in zip(logits, targets)) / 2
-    assert torch.allclose(summed / (targets != -100).sum(), big)
-    assert not torch.allclose(mean_of_means, big)
+def test_adam_bias_correction(bank):
+    x = q(bank, "train-adam-bias-correction")
+    b1, b2 = 0.9, 0.95
+    assert close(x, (1 - b1) / math.sqrt(1 - b2))
+    # torch's Adam (bias-corrected) takes exactly lr on step 1, whatever the gradient's size
+    for g in (1e-3, 5.0):
+        w = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+        opt = torch.optim.Adam([w], lr=0.1, betas=(b1, b2), eps=0.0)
+        w.grad = torch.tensor([g], dtype=torch.float64)
+        opt.step()
+        assert math.isclose(-w.item(), 0.1, rel_tol=1e-9)
+    ratio = [(1 - b1**t) / math.sqrt(1 - b2**t) for t in range(1, 201)]
+    assert round(max(ratio), 1) == 1.1 and 15 <= ratio.index(max(ratio)) + 1 <= 25  # "about 1.1 around step 20"
+    assert abs(ratio[99] - 1) < 0.01  # "settles at 1 after about a hundred steps"
 
 
 def test_autocast_dtypes(bank):
