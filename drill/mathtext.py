@@ -8,8 +8,8 @@ are laid out here, because a plain-text converter flattens ``x^{-2i/d}`` into th
 ambiguous ``x^-2i/d``. Subscripts stay ``_k`` (what people type, and what key-point
 keywords match); superscripts become ``²``, ``ᵀ``, ``⁻¹`` when Unicode has every character.
 
-Every renderer also closes the gaps that YAML line folding leaves in Chinese text
-(``均值 0、 方差 1`` → ``均值 0、方差 1``). pylatexenc (~20 ms) is imported on the first
+Every renderer also closes the gaps that folded lines and Markdown soft line breaks leave
+in Chinese text (``均值 0、 方差 1`` → ``均值 0、方差 1``). pylatexenc (~20 ms) is imported on the first
 formula only, so commands that show no bank text never pay for it.
 """
 
@@ -45,7 +45,6 @@ _SUPERSCRIPT = dict(
         "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᵋᶿᶥᶲᵡᵀ",
     )
 )
-_TRANSPOSE = {"⊤", "T", "\\top"}
 _SUB_OPEN, _SUB_CLOSE = "\ue000", "\ue001"  # a subscript, laid out once what follows it is known
 _SUB = re.compile(f"{_SUB_OPEN}([^{_SUB_OPEN}{_SUB_CLOSE}]*){_SUB_CLOSE}")
 _FONT_MACROS = {"mathrm", "text", "textrm", "mathit", "textit", "mathbf", "textbf", "boldsymbol", "bm", "mathsf", "mathtt", "texttt",
@@ -144,8 +143,6 @@ def _lay_out_subscripts(text: str) -> str:
 
 
 def _superscript(body: str) -> str:
-    if body in _TRANSPOSE:
-        return "ᵀ"
     if body and all(ch in _SUPERSCRIPT for ch in body):
         return "".join(_SUPERSCRIPT[ch] for ch in body)
     return f"^{body}" if len(body) == 1 else f"^({body})"
@@ -180,7 +177,9 @@ class _Renderer:
         out: list[str] = []
         pending: str | None = None  # "^" or "_" whose argument is the next node
         for node in nodes:
-            if pending is not None and not (self._is_chars(node) and not node.chars.strip()):
+            if pending is not None and self._is_chars(node) and not node.chars.strip():
+                continue  # "x^ {2}": the argument is the next node with something in it
+            if pending is not None:
                 body = self.node(node)
                 out += [self._script(pending, body), body[len(body.rstrip()) :]]  # keep the space after `^\top x`
                 pending = None
@@ -228,12 +227,12 @@ class _Renderer:
         if kind == "LatexGroupNode":
             return self.nodes(node.nodelist)
         if kind == "LatexMacroNode":
-            spaced = not self._args(node) and node.macroname not in _OPENING  # `\\le i`: keep the source's space
+            spaced = not self._args(node) and node.macroname not in _OPENING  # `\le i`: keep the source's space
             return self._macro(node) + (node.macro_post_space if spaced else "")
         if kind == "LatexMathNode":
             return self.nodes(node.nodelist)
         if kind == "LatexCommentNode":
-            return ""
+            return "%" + node.comment  # "$40%$": bank text means a percent sign, never a TeX comment
         l2t, _ = _latex2text()
         return l2t.node_to_text(node)
 

@@ -137,3 +137,11 @@ def test_hard_counts_the_same_in_the_quiz_score_and_in_stats(drill_home):
     assert passed == {"choice": True, "numeric": True, "open": False}
     collected = stats.collect(conn)
     assert (collected.correct, collected.attempts) == (sum(passed.values()), 3)
+
+
+def test_the_chinese_streak_line_after_a_quiz_has_no_gap(drill_home):
+    runner = CliRunner()
+    assert runner.invoke(app, ["config", "set", "daily-goal", "1"]).exit_code == 0
+    args = ["quiz", "--bank", FORMS, "--topic", "fx-forms", "--type", "shape", "--lang", "zh"]
+    out = runner.invoke(app, args, input="（2，8，1，21）\n").stdout
+    assert "今日目标已完成" in out and "今日 目标" not in out

@@ -13,7 +13,7 @@ from rich.table import Table
 from drill.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
 from drill.i18n import t
-from drill.mathtext import markdown, plain
+from drill.mathtext import join_cjk, markdown, plain
 from drill.quiz import Result, Summary
 from drill.views.bank_view import correct_answers
 
@@ -125,7 +125,7 @@ class QuizView:
         if not summary.complete:
             self.console.print(f"[yellow]{t('stopped_early', lang, why=summary.stopped, n=len(summary.results))}[/]")
         if streak:
-            self.console.print(streak)
+            self.console.print(join_cjk(streak))  # "今日 目标已完成" → "今日目标已完成"
 
 
 def _question_text(q, lang: str) -> dict:
