@@ -65,6 +65,11 @@ def test_units_and_magnitudes(typed, value, unit):
     assert judge(numeric(value, unit), typed).correct
 
 
+@pytest.mark.parametrize(("typed", "unit"), [("6.95", "× 1e-5"), ("6.95e-5", "× 1e-5"), ("6.95 × 10^-5", "× 1e-5"), ("6.95 × lr", "× lr"), ("6.95", "× lr")])
+def test_a_unit_that_is_a_multiplier(typed, unit):
+    assert judge(numeric(6.95, unit, tolerance=0.01), typed).correct
+
+
 @pytest.mark.parametrize("typed", ["sqrt(64)", "√64", "2^3", "e^(ln 8)", "ln(e^8)"])
 def test_functions_and_constants(typed):
     assert judge(numeric(8), typed).correct
