@@ -5,7 +5,7 @@ from __future__ import annotations
 LABELS: dict[str, tuple[str, str]] = {
     "right": ("right", "正确"),
     "wrong": ("wrong", "错误"),
-    "answer": ("answer", "答案"),
+    "answer_is": ("answer: {answer}", "答案：{answer}"),
     "reference": ("reference answer", "参考答案"),
     "key_points": ("Key points", "要点"),
     "pitfalls": ("Pitfalls", "常见误区"),

@@ -145,3 +145,9 @@ def test_the_chinese_streak_line_after_a_quiz_has_no_gap(drill_home):
     args = ["quiz", "--bank", FORMS, "--topic", "fx-forms", "--type", "shape", "--lang", "zh"]
     out = runner.invoke(app, args, input="（2，8，1，21）\n").stdout
     assert "今日目标已完成" in out and "今日 目标" not in out
+
+
+def test_a_chinese_verdict_uses_chinese_punctuation(drill_home):
+    args = ["quiz", "--bank", FORMS, "--topic", "fx-forms", "--type", "shape", "--lang", "zh"]
+    out = CliRunner().invoke(app, args, input="[2, 8, 21, 1]\n").stdout
+    assert "✘ 错误  答案：[2, 8, 1, 21]" in out

@@ -94,10 +94,10 @@ class QuizView:
         lines = [escape(plain(line)) for line in correct_answers(result.question, lang)]
         time_used = f"[dim]({_seconds(result, lang)})[/]"
         if len(lines) == 1:
-            self.console.print(f"{mark}  {t('answer', lang)}: {lines[0]}  {time_used}")
+            self.console.print(f"{mark}  {t('answer_is', lang, answer=lines[0])}  {time_used}")
         else:
             self.console.print(f"{mark}  {time_used}")
-            self.console.print(f"{t('answer', lang)}:")
+            self.console.print(t("answer_is", lang, answer="").rstrip())
             for line in lines:
                 self.console.print(f"  {line}")
         if result.note:
