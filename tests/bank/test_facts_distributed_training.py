@@ -109,6 +109,7 @@ NUMERIC_CHECKED = {
     "dist-zero-stage-memory",
     "dist-activation-memory",
     "dist-layout-microbatches",
+    "dist-checkpoint-interval",
 }
 SHAPE_CHECKED = {"dist-tp-local-shape"}
 
@@ -422,6 +423,18 @@ def test_layout_design_numbers(bank):
     assert round(step_flops / (1024 * 989e12 * 0.40), 1) == 4.3  # H100 dense bf16 peak 989 TFLOP/s
     assert round(2 * 17.5 / 50, 1) == 0.7
     assert "59 GB" in x.answer.en
+
+
+def test_checkpoint_interval(bank):
+    x = q(bank, "dist-checkpoint-interval")
+    c, m = 60.0, 3 * 3600.0
+    tau = math.sqrt(2 * c * m)
+    assert round(tau) == 1138 and close(x, tau / 60)
+    # Young's tau minimises checkpoint overhead + expected lost work per unit time
+    cost = lambda t: c / t + t / (2 * m)  # noqa: E731
+    assert all(cost(tau) <= cost(tau * f) for f in (0.5, 0.8, 1.25, 2.0))
+    assert round(100 * c / tau) == 5 and round(100 * tau / (2 * m)) == 5
+    assert round(54 * 24 / 419, 1) == 3.1  # Llama 3: one unexpected interruption every ~3 hours
 
 
 def test_zero_bubble_split_is_exact():
