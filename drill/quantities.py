@@ -20,7 +20,7 @@ _APPROX = re.compile(r"^\s*(?:~|≈|about|approx\.?|approximately|around|roughly
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
 _TIMES_X = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d(])")  # "4 x 10^9"; a trailing "4x" is a unit
 _CALL = re.compile(r"\b(sqrt|ln|log|exp)\s*(?!\s*\()([0-9.]+(?:[eE][-+]?\d+)?)")  # "ln 2", "sqrt 64" → ln(2), sqrt(64)
-_UNIT_START = re.compile(r"(?<=[\d\s).\-])(?=[A-Za-z%µμ°'\u4e00-\u9fff]|[×x*]\s*[A-Za-z])")  # "0.447 × lr": times a symbol
+_UNIT_START = re.compile(r"(?<=[\d\s).\-])(?=[A-Za-z%µμ°\u4e00-\u9fff]|[×x*]\s*[A-Za-z])")  # "0.447 × lr": times a symbol
 _LOOSE_NUMBER = re.compile(r"(?<![\w.^])\d")  # a second number after the unit, not a digit inside one (fp16)
 _DOUBLE_SIGN = re.compile(r"[-+]\s*[-+]")
 _TIMES_UNIT = re.compile(r"(?<=[\d)])\s*(?:[xX×]|times|倍)$")  # "57×", "57x": a ratio
@@ -73,7 +73,7 @@ def read(text: str) -> Quantity | None:
 
 
 def _evaluate(expr: str) -> float | None:
-    if not expr or _DOUBLE_SIGN.search(expr):
+    if not expr or _DOUBLE_SIGN.search(expr) or "'" in expr or '"' in expr:  # no strings: "'a' * 10000000000"
         return None
     python = _CALL.sub(r"\1(\2)", _TIMES_X.sub("*", expr.translate(_FOLD)))
     from simpleeval import InvalidExpression
@@ -126,7 +126,7 @@ def unit(text: str, bytes_context: bool = False) -> Unit:
     flop = re.fullmatch(r"([kmgtp]?)flops?", low)
     if flop:
         return Unit(_SI[flop.group(1)], "flop", name)
-    if low in _TIME and (name != "M"):
+    if low in _TIME:
         return Unit(_TIME[low], "time", name)
     multiplier = re.fullmatch(r"[×x*]\s*(.+)", name)  # "× 1e-5": the answer is counted in units of 1e-5
     if multiplier and _evaluate(multiplier.group(1)) is not None:
