@@ -9,7 +9,7 @@ ambiguous ``x^-2i/d``. Subscripts stay ``_k`` (what people type, and what key-po
 keywords match); superscripts become ``²``, ``ᵀ``, ``⁻¹`` when Unicode has every character.
 
 Every renderer also closes the gaps that folded lines and Markdown soft line breaks leave
-in Chinese text (``均值 0、 方差 1`` → ``均值 0、方差 1``). pylatexenc (~20 ms) is imported on the first
+in Chinese text (``均值 0、 方差 1`` → ``均值 0、方差 1``). pylatexenc (~15 ms) is imported on the first
 formula only, so commands that show no bank text never pay for it.
 """
 
