@@ -74,11 +74,6 @@ def correct_answers(q, lang: str) -> list[str]:
     return []
 
 
-def correct_answer(q, lang: str) -> str:
-    """:func:`correct_answers` on one line."""
-    return ", ".join(correct_answers(q, lang))
-
-
 def print_question(q, lang: str) -> None:
     from rich.markdown import Markdown
     from rich.markup import escape
