@@ -64,12 +64,6 @@ def parse_choice(text: str, n_choices: int) -> frozenset[int] | None:
     return frozenset(LETTERS.index(ch) for ch in letters)
 
 
-def parse_number(text: str) -> float | None:
-    """The number ``text`` starts with (arithmetic allowed), its unit ignored; see :mod:`drill.quantities`."""
-    quantity = quantities.read(text)
-    return None if quantity is None else quantity.value
-
-
 def normalise_shape(text: str) -> tuple[str, ...] | None:
     """``(b,h,t,t)``, ``[B, H, T, T]``, ``B H T T``, ``B×H×T×T``, ``（2，8，1，21）``, ``torch.Size([2, 8])``: lower-case dims."""
     text = _fold(text).strip()

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drill.answers import Rating, judge, matched_key_points, normalise_shape, objective_rating, parse_choice, parse_number, parse_rating
+from drill import quantities
+from drill.answers import Rating, judge, matched_key_points, normalise_shape, objective_rating, parse_choice, parse_rating
 from drill.bank.load import load_paths
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quiz_bank.yaml"
@@ -17,6 +18,12 @@ FIXTURE = Path(__file__).parent / "fixtures" / "quiz_bank.yaml"
 
 def is_correct(q, text: str) -> bool | None:
     return judge(q, text).correct
+
+
+def parse_number(text: str) -> float | None:
+    """The number read, its unit set aside."""
+    quantity = quantities.read(text)
+    return None if quantity is None else quantity.value
 
 
 @pytest.fixture(scope="module")
