@@ -107,7 +107,7 @@ def _same_shape(given: tuple[str, ...], expected: tuple[str, ...], sizes: dict[s
     if len(given) != len(expected):
         return False
     for g, e in zip(given, expected):
-        if g == e:
+        if g.replace("_", "") == e.replace("_", ""):  # T_q or Tq
             continue
         gv, ev = _dim_value(g, sizes), _dim_value(e, sizes)
         if gv is None or ev is None or gv != ev:

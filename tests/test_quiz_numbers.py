@@ -108,6 +108,11 @@ def test_symbols_against_a_symbolic_shape_with_some_sizes_given():
     assert judge(q, "[[").unreadable == "unreadable_shape"
 
 
+def test_subscripts_with_or_without_the_underscore():
+    q = question("shape", "Queries of length T_q, keys of length T_k.", shape="[B, H, T_q, T_k]")
+    assert judge(q, "[B, H, Tq, Tk]").correct and judge(q, "(b, h, t_q, t_k)").correct and not judge(q, "[B, H, T_k, T_q]").correct
+
+
 def test_choices_typed_with_a_chinese_input_method():
     q = question("choice", choices=[TEXT, TEXT, TEXT, TEXT], correct=[0, 2])
     for typed in ("AC", "ａｃ", "Ａ，Ｃ", "A、C", "A和C", "c a"):
