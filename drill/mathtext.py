@@ -52,7 +52,7 @@ _FONT_MACROS = {"mathrm", "text", "textrm", "mathit", "textit", "mathbf", "textb
 _BINOMIALS = ("binom", "dbinom", "tbinom")
 _ATOM = re.compile(f"^√?[\\w.′']+(?:{_SUB_OPEN}\\w+{_SUB_CLOSE})?$")  # needs no parentheses after √ or around a fraction's part
 _OPENING = {"lceil", "lfloor", "langle", "lVert", "lvert", "left", "big", "Big", "bigl", "Bigl"}
-_LOPSIDED = re.compile(r"(?<=\S)([·×≤≥≈→←⇒⊙∈])(?=[ \t])|(?<=[ \t])([·×≤≥≈→←⇒⊙∈])(?=\S)")  # `q\cdot k`: one side spaced
+_LOPSIDED = re.compile(r"(?<=[^\s(\[{])([·×≤≥≈→←⇒⊙∈])(?=[ \t])|(?<=[ \t])([·×≤≥≈→←⇒⊙∈])(?=[^\s)\]}])")  # `q\cdot k`: one side spaced
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#|~])")
 
 
@@ -143,8 +143,9 @@ def _lay_out_subscripts(text: str) -> str:
 
 
 def _superscript(body: str) -> str:
-    if body and all(ch in _SUPERSCRIPT for ch in body):
-        return "".join(_SUPERSCRIPT[ch] for ch in body)
+    tight = body.replace(" ", "")  # e^{1 - 3} → e¹⁻³
+    if tight and all(ch in _SUPERSCRIPT for ch in tight):
+        return "".join(_SUPERSCRIPT[ch] for ch in tight)
     return f"^{body}" if len(body) == 1 else f"^({body})"
 
 

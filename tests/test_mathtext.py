@@ -24,6 +24,7 @@ from drill.mathtext import join_cjk, markdown, mathjax_html, plain, tex_markdown
         (r"\sqrt{s_{ii}s_{jj}}", "√(s_(ii)s_jj)"), (r"j \le i", "j ≤ i"), (r"q\cdot k", "q · k"), (r"\mathrm{diag}(\ell)^{-1}", "diag(ℓ)⁻¹"),
         (r"i \bmod W", "i mod W"), (r"\lceil M/4d \rceil", "⌈M/4d⌉"), (r"1{,}024", "1,024"), (r"\text{seq\_len}", "seq_len"),
         (r"\sum_{i=1}^{d_k} q_i k_i", "∑_(i=1)^(d_k) q_i k_i"), (r"W_K^\top x_j", "W_Kᵀ x_j"), (r"\unknownmacro", "unknownmacro"),
+        (r"e^{3 - 5}", "e³⁻⁵"), (r"K_{\le t}", "K_(≤ t)"), (r"e^{2.7}", "e^(2.7)"), (r"1 - \binom{18}{10}", "1 - C(18, 10)"),
     ],
 )  # fmt: skip
 def test_formulas_become_readable_unicode(tex, shown):
