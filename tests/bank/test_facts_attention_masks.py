@@ -73,6 +73,9 @@ NUMERIC_CHECKED = {
     "mask-causal-count",
     "mask-after-softmax-renorm",
     "mask-causal-tile-count",
+    "attn-softmax-fp16-overflow",
+    "mask-prefix-lm-count",
+    "mask-flex-block-count",
 }
 SHAPE_CHECKED = {
     "attn-score-shape-basic",
@@ -651,3 +654,102 @@ def test_kv_cache_matches_full_causal_pass(bank):
     full = F.scaled_dot_product_attention(qq, kk, vv, is_causal=True)
     steps = [F.scaled_dot_product_attention(qq[..., t : t + 1, :], kk[..., : t + 1, :], vv[..., : t + 1, :]) for t in range(T)]
     torch.testing.assert_close(full, torch.cat(steps, dim=-2))
+
+
+# ------------------------------------------------------ attention deepening ---
+
+
+def test_fp16_softmax_overflow(bank):
+    x = q(bank, "attn-softmax-fp16-overflow")
+    assert close(x, math.log(torch.finfo(torch.float16).max))
+    half = torch.float16
+    assert torch.isfinite(torch.exp(torch.tensor(11.0859375, dtype=half))) and torch.exp(torch.tensor(11.0859375, dtype=half)).item() == 65248
+    assert torch.tensor(11.09, dtype=half).item() == 11.09375 and torch.isinf(torch.exp(torch.tensor(11.09, dtype=half)))
+    s = torch.tensor([20.0, 0.0, -5.0], dtype=half)
+    naive = torch.exp(s) / torch.exp(s).sum()
+    assert torch.isnan(naive[0])  # inf / inf
+    stable = torch.exp(s - s.max()) / torch.exp(s - s.max()).sum()
+    torch.testing.assert_close(stable.float(), torch.softmax(s.float(), -1), atol=1e-3, rtol=1e-3)
+    assert round(math.log(torch.finfo(torch.bfloat16).max), 1) == 88.7
+
+
+def test_softmax_vs_sigmoid_claims(bank):
+    q(bank, "attn-softmax-not-sigmoid")
+    torch.manual_seed(0)
+    for n in (16, 1024):
+        s = torch.randn(n) * 0.1
+        assert math.isclose(torch.softmax(s, -1).sum().item(), 1.0, rel_tol=1e-5)
+        assert torch.sigmoid(s).sum().item() == pytest.approx(n / 2, rel=0.1)  # grows with n, ~0.5 each at init
+        assert torch.sigmoid(s - math.log(n)).sum().item() == pytest.approx(1.0, rel=0.1)  # the -log(n) bias
+    raised = torch.tensor([1.0, 2.0, 3.0])
+    bumped = raised.clone()
+    bumped[2] += 1
+    assert (torch.softmax(bumped, -1)[:2] < torch.softmax(raised, -1)[:2]).all()  # keys compete
+    assert torch.equal(torch.sigmoid(bumped)[:2], torch.sigmoid(raised)[:2])  # sigmoid weights do not
+
+
+def test_wo_folds_for_one_head_but_not_for_several(bank):
+    q(bank, "attn-what-wo-does")
+    torch.manual_seed(0)
+    T, d, h = 5, 8, 2
+    x = torch.randn(T, d, dtype=torch.float64)
+    w_v, w_o = torch.randn(d, d, dtype=torch.float64), torch.randn(d, d, dtype=torch.float64)
+    p = torch.softmax(torch.randn(T, T, dtype=torch.float64), -1)
+    torch.testing.assert_close((p @ x @ w_v) @ w_o, p @ x @ (w_v @ w_o))  # one head: fold W_V W_O
+    dv = d // h
+    ps = [torch.softmax(torch.randn(T, T, dtype=torch.float64), -1) for _ in range(h)]
+    heads = torch.cat([ps[i] @ x @ w_v[:, i * dv : (i + 1) * dv] for i in range(h)], dim=-1)
+    per_head = sum(ps[i] @ x @ w_v[:, i * dv : (i + 1) * dv] @ w_o[i * dv : (i + 1) * dv] for i in range(h))
+    torch.testing.assert_close(heads @ w_o, per_head)  # W_O splits into per-head OV circuits
+    ov = w_v[:, :dv] @ w_o[:dv]
+    assert ov.shape == (d, d) and torch.linalg.matrix_rank(ov) <= dv
+
+
+def test_sdpa_backends_and_math_reference(bank):
+    """The enums and context manager exist; on CPU the math path equals the documented reference."""
+    q(bank, "attn-sdpa-backend")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    for name in ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH"):
+        assert hasattr(SDPBackend, name)
+    assert callable(torch.backends.cuda.can_use_flash_attention)
+    torch.manual_seed(0)
+    qq, kk, vv = (torch.randn(2, 2, 6, 8) for _ in range(3))
+    bias = torch.zeros(2, 1, 6, 6)
+    bias[..., -2:] = float("-inf")  # padding biases on the last two keys
+    with sdpa_kernel(SDPBackend.MATH):
+        out = F.scaled_dot_product_attention(qq, kk, vv, attn_mask=bias)
+    ref = torch.softmax(qq @ kk.transpose(-2, -1) / math.sqrt(8) + bias, -1) @ vv
+    torch.testing.assert_close(out, ref)
+
+
+def test_hybrid_cache_share(bank):
+    q(bank, "attn-linear-ssm-hybrids")
+    layers, attention_every = 32, 8
+    assert (layers // attention_every) / layers == 1 / 8
+
+
+def test_prefix_lm_count(bank):
+    x = q(bank, "mask-prefix-lm-count")
+    T, P = 8, 4
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j <= i) | (j < P)
+    assert close(x, allowed.sum().item())
+    assert allowed.sum().item() == T * (T + 1) // 2 + P * (P - 1) // 2 == 42
+    assert torch.equal(allowed[P:], (j <= i)[P:])  # rows after the prefix are plain causal
+
+
+def test_flex_block_count(bank):
+    x = q(bank, "mask-flex-block-count")
+    T, B, W = 4096, 128, 1024
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (i >= j) & (i - j < W)
+    blocks = allowed.view(T // B, B, T // B, B).permute(0, 2, 1, 3).flatten(2)
+    nonempty, full = blocks.any(-1), blocks.all(-1)
+    assert close(x, nonempty.sum().item())
+    assert full.sum().item() == 196 and (nonempty & ~full).sum().item() == 56
+    assert round(100 * (1 - 252 / 1024), 1) == 75.4
+    from torch.nn.attention.flex_attention import create_block_mask
+
+    bm = create_block_mask(lambda b, h, qi, ki: (qi >= ki) & (qi - ki < W), None, None, T, T, device="cpu")
+    assert bm.kv_num_blocks.sum().item() == 56 and bm.full_kv_num_blocks.sum().item() == 196

@@ -456,3 +456,15 @@ def test_block_norm_low_precision_claims():
     assert torch.isinf(torch.tensor(256.0, dtype=torch.float16) ** 2)
     assert 1e-6 < half.tiny == pytest.approx(6.1e-5, rel=0.01)
     assert torch.finfo(torch.bfloat16).eps == 2**-7  # 8 bits of precision incl. the implicit bit
+
+
+def test_pos_partial_rope(q):
+    """GPT-NeoX-20B: 6144 / 64 = 96 dims per head, RoPE on the first 25% = 24 dims = 12 pairs."""
+    head_dim = 6144 // 64
+    rotary = int(head_dim * 0.25)
+    assert (head_dim, rotary) == (96, 24)
+    assert_numeric(q("pos-partial-rope"), rotary // 2)
+    inv = 10000.0 ** (-torch.arange(0, rotary, 2, dtype=torch.float64) / rotary)  # exponent over the rotary dims
+    assert len(inv) == 12 and inv[0] == 1.0
+    assert (head_dim - rotary) / head_dim == 0.75
+    assert 64 / 256 == 0.25  # GPT-J rotates 64 of its 256 head dims
