@@ -79,6 +79,9 @@ class Silent:
     def question(self, *args):
         pass
 
+    def recap(self, *args):
+        pass
+
     def feedback(self, result):
         pass
 
