@@ -8,21 +8,12 @@ import pytest
 
 from drill.bank.load import load_bundled
 
-MIN_BY_TOPIC = {
-    "attention-core": 25,
-    "masks": 15,
-    "multi-head": 15,
-    "position": 12,
-    "transformer-block": 15,
-    "complexity": 10,
-    "flash-attention": 10,
-    "inference": 15,
-    "gpt-scaling": 8,
-    "alignment": 8,
-    "long-context": 8,
-    "evaluation": 8,
-}
-MIN_BY_LEVEL = {"L1": 45, "L2": 50, "L3": 35}
+ORIGINAL_TOPICS = (
+    "attention-core", "masks", "multi-head", "position", "transformer-block", "complexity",
+    "flash-attention", "inference", "gpt-scaling", "alignment", "long-context", "evaluation",
+)  # fmt: skip
+MIN_QUESTIONS, MIN_TOPICS, MIN_PER_TOPIC = 450, 20, 15
+MIN_BY_LEVEL = {"L1": 100, "L2": 150, "L3": 100}
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +22,14 @@ def bank():
 
 
 def test_total_and_topics(bank):
+    """The whole interview: 450+ questions over 20+ topics, every topic 15+ with all three levels."""
     questions = list(bank.questions.values())
-    assert len(questions) >= 150
-    for topic, minimum in MIN_BY_TOPIC.items():
-        assert sum(q.topic == topic for q in questions) >= minimum, topic
+    assert len(questions) >= MIN_QUESTIONS
+    assert len(bank.topics) >= MIN_TOPICS and set(ORIGINAL_TOPICS) <= set(bank.topics)
+    for topic in bank.topics:
+        mine = [q for q in questions if q.topic == topic]
+        assert len(mine) >= MIN_PER_TOPIC, topic
+        assert {q.level for q in mine} == {"L1", "L2", "L3"}, topic
 
 
 def test_levels(bank):
@@ -42,9 +37,13 @@ def test_levels(bank):
         assert sum(q.level == level for q in bank.questions.values()) >= minimum, level
 
 
-def test_at_least_30_percent_objective(bank):
+def test_at_least_40_percent_objective(bank):
     questions = list(bank.questions.values())
-    assert sum(q.objective for q in questions) / len(questions) >= 0.30
+    assert sum(q.objective for q in questions) / len(questions) >= 0.40
+
+
+def test_every_question_names_a_source(bank):
+    assert [q.id for q in bank.questions.values() if not q.references] == []
 
 
 def test_forty_interviewer_chains_of_depth_three(bank):
@@ -61,7 +60,7 @@ def test_forty_interviewer_chains_of_depth_three(bank):
 
 
 def test_every_topic_has_a_sixty_second_answer(bank):
-    for topic in MIN_BY_TOPIC:
+    for topic in bank.topics:
         pitches = [q for q in bank.select(topics=[topic], tags=["pitch"])]
         assert pitches, topic
         for q in pitches:
