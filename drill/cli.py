@@ -330,6 +330,7 @@ def grade_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Seed for the random inputs.")] = 0,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds your code may run in total.")] = 60.0,
     allow_builtins: Annotated[bool, typer.Option("--allow-builtins", help="Allow torch's own attention (F.scaled_dot_product_attention, nn.MultiheadAttention).")] = False,
+    memory_limit: Annotated[Optional[str], typer.Option("--memory-limit", help="Memory your code may use, e.g. 4G or 512M (default: half the machine's memory; not applied on CUDA).")] = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
     bench: Annotated[bool, typer.Option("--bench", help="Also time your kernel against the reference and torch's SDPA for T = 256 ... 4096, with peak memory.")] = False,
@@ -339,13 +340,14 @@ def grade_cmd(
     _require_torch()
     from drill import store
     from drill.grade import grade_file
-    from drill.grade.run import bench_file
+    from drill.grade.run import bench_file, parse_size
     from drill.grade.tasks import BENCH_TASKS
     from drill.views import bench_view, grade_view
 
     conn = store.connect()  # an unusable database is reported before grading, not after
     with grade_view.progress(not as_json) as on_event:
-        report = grade_file(file, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins, on_event=on_event)
+        report = grade_file(file, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins,
+                            memory_limit=parse_size(memory_limit) if memory_limit else None, on_event=on_event)  # fmt: skip
     store.record_grade_run(conn, task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
                            codes=[d.code for d in report.diagnosis], seconds=report.duration_s)  # fmt: skip
     benchable = bench and report.passed and report.task in BENCH_TASKS

@@ -1,6 +1,6 @@
 """The whiteboard grader: checks the user's own attention code against reference kernels.
 
-Importing this package is cheap and torch-free; torch is imported only in the worker child.
+Importing this package is cheap and torch-free; torch is imported only in the judge and user-side children.
 """
 
 from drill.grade.report import Check, Diagnosis, Report

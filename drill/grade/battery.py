@@ -1,6 +1,8 @@
-"""The grading engine: load the file, run the task's checks, diagnose. Runs inside the worker.
+"""The grading engine: start a user side, run the task's checks against it, diagnose. Runs in the judge.
 
-Tests call :func:`run_battery` directly; drill itself only ever runs it in a child process.
+The judge never imports the user's file: the user side (forked from the zygote for this grade)
+does, and every check reads only the tensors it sends back. Tests call :func:`run_battery`
+directly (the test process is then the judge); drill runs it in the judge process.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from typing import Callable
 import torch
 
 from drill.errors import DrillError
+from drill.grade import remote
 from drill.grade.context import CheckDef, Context, WrongShape
 from drill.grade.diagnose import diagnose
-from drill.grade.loader import UserCodeError, load_user_file
+from drill.grade.remote import Abort, InternalError, UserCodeError
 from drill.grade.report import Check, Report
 from drill.grade.tasks import TASKS, detect
 
 Emit = Callable[[dict], None]
+DEFAULT_TIMEOUT = 60.0
 
 
 def resolve_device(name: str) -> torch.device:
@@ -36,28 +40,43 @@ def resolve_device(name: str) -> torch.device:
     return torch.device("cpu")
 
 
-def run_check(definition: CheckDef) -> Check:
+def run_check(definition: CheckDef, ctx: Context) -> Check:
     """Run one check; the user's exceptions become an error with their own frames."""
     try:
         result = definition.run()
     except UserCodeError as exc:
-        codes = ["not-implemented"] if isinstance(exc.original, NotImplementedError) else []
-        result = Check("", "", "error", str(exc), codes)
+        result = Check("", "", "error", str(exc), ["not-implemented"] if exc.kind == "not-implemented" else [])
     except WrongShape as exc:
         result = Check("", "", "fail", str(exc), ["wrong-output-shape"])
+    except InternalError:
+        raise
     except Exception as exc:  # noqa: BLE001 - e.g. the user returned something unusable
+        if ctx.user.stopped:
+            raise ctx.user.stopped from None
         result = Check("", "", "error", f"could not check the result: {type(exc).__name__}: {exc}")
+    finally:
+        ctx.user.release()
     result.id, result.category = definition.id, definition.category
     return result
 
 
 def rules_check(ctx: Context) -> Check:
-    seen = sorted(ctx.spy.seen)
+    seen = ctx.user.builtins_seen()
     if not seen:
         return Check("rules.builtins", "rules", "pass", "no call to torch's own attention")
     if ctx.allow_builtins:
         return Check("rules.builtins", "rules", "pass", f"uses {', '.join(seen)} (allowed by --allow-builtins)")
     return Check("rules.builtins", "rules", "fail", f"calls {', '.join(seen)}", ["uses-builtin"])
+
+
+def memory_default() -> int:
+    """Half the machine's memory: enough for any grade, and the machine survives a runaway file."""
+    try:
+        with open("/proc/meminfo") as f:
+            total = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemTotal:"))
+    except (OSError, StopIteration, ValueError):
+        return 4 << 30
+    return max(1 << 30, total // 2)
 
 
 def run_battery(
@@ -66,13 +85,23 @@ def run_battery(
     device: str = "auto",
     seed: int = 0,
     allow_builtins: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+    memory_limit: int | None = None,
     emit: Emit = lambda event: None,
 ) -> Report:
-    """Grade one file in this process. Raises DrillError only when grading cannot start."""
+    """Grade one file against a fresh user side. Raises DrillError only when grading cannot start."""
     started = time.perf_counter()
     path = Path(path)
     dev = resolve_device(device)
     report = Report(task=task or "unknown", device=str(dev))
+    memory = None if dev.type == "cuda" else (memory_limit or memory_default())  # CUDA reserves address space
+    user = remote.UserProcess(remote.zygote(), timeout=timeout, device=dev, memory=memory)
+    announced = False
+
+    def start(total: int) -> None:
+        nonlocal announced
+        announced = True
+        emit({"event": "start", "task": report.task, "device": report.device, "total": total})
 
     def finish(*checks: Check) -> Report:
         for check in checks:
@@ -82,29 +111,45 @@ def run_battery(
         return report
 
     try:
-        module = load_user_file(path)
-    except UserCodeError as exc:
-        emit({"event": "start", "task": report.task, "device": report.device, "total": 1})
-        report.diagnosis = diagnose([check := Check("load.import", "robustness", "error", str(exc))])
-        return finish(check)
+        try:
+            names = user.load(str(path.resolve()))
+        except UserCodeError as exc:
+            start(1)
+            category = "rules" if exc.kind == "rule" else "robustness"
+            check = Check("load.import" if exc.kind != "rule" else "rules.no-drill-import", category,
+                          "fail" if exc.kind == "rule" else "error", str(exc))  # fmt: skip
+            report.diagnosis = diagnose([check])
+            return finish(check)
 
-    spec = TASKS[task] if task else detect(vars(module))
-    entry = getattr(module, spec.entry, None) if spec else None
-    if entry is None:
-        wanted = spec.entry if spec else " or ".join(s.entry for s in TASKS.values())
-        check = Check("load.entry", "rules", "fail", f"{path.name} does not define {wanted}", ["not-implemented"])
-        emit({"event": "start", "task": report.task, "device": report.device, "total": 1})
-        report.diagnosis = diagnose([check])
-        return finish(check)
+        spec = TASKS[task] if task else detect(names)
+        entry = user.entry(spec.entry) if spec and spec.entry in names else None
+        if entry is None:
+            wanted = spec.entry if spec else " or ".join(s.entry for s in TASKS.values())
+            check = Check("load.entry", "rules", "fail", f"{path.name} does not define {wanted}", ["not-implemented"])
+            start(1)
+            report.diagnosis = diagnose([check])
+            return finish(check)
 
-    report.task = spec.name
-    implementation = spec.load()
-    ctx = Context(path=path, entry=entry, device=dev, seed=seed, allow_builtins=allow_builtins)
-    definitions = implementation.checks(ctx)
-    emit({"event": "start", "task": report.task, "device": report.device, "total": len(definitions) + 1})
-    for definition in definitions:
-        finish(run_check(definition))
-    finish(rules_check(ctx))
-    report.diagnosis = diagnose(report.checks, implementation, ctx)
+        report.task = spec.name
+        implementation = spec.load()
+        ctx = Context(path=path, entry=entry, device=dev, user=user, seed=seed, allow_builtins=allow_builtins)
+        definitions = implementation.checks(ctx)
+        start(len(definitions) + 1)
+        for definition in definitions:
+            finish(run_check(definition, ctx))
+        finish(rules_check(ctx))
+        report.diagnosis = diagnose(report.checks, implementation, ctx)
+    except Abort as exc:
+        if not announced:
+            start(1)
+        finish(exc.check)
+        report.diagnosis = diagnose(report.checks)
+    finally:
+        left = user.close()
+    if left:
+        names_left = ", ".join(sorted(set(left))[:5])
+        finish(Check("isolation.processes", "robustness", "warn",
+                     f"your code left {len(left)} process{'es' if len(left) > 1 else ''} running ({names_left}); "
+                     "drill killed them at the end of the grade"))  # fmt: skip
     report.duration_s = time.perf_counter() - started
     return report

@@ -1,26 +1,30 @@
-"""What every check needs: the user's entry point, the device, seeds, and a safe way to call user code."""
+"""What every check needs: the user's entry point, the device, seeds, and the way to call user code.
+
+User code never runs in this process: ``call`` on a handle or a UserModule is a request to the
+user side (drill.grade.remote), and what comes back is tensors and handles.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import torch
 
-from drill.grade.loader import UserCodeError, describe_exception
+from drill.grade.remote import UserCodeError, UserModule, UserProcess
 from drill.grade.report import Check
-from drill.grade.rules import BuiltinSpy
+from drill.grade.user.wire import Handle
 
 
 @dataclass
 class Context:
     path: Path
-    entry: object  # the user's function or class
+    entry: Handle  # the user's function or class, on the user side
     device: torch.device
+    user: UserProcess
     seed: int = 0
     allow_builtins: bool = False
-    spy: BuiltinSpy = field(default_factory=BuiltinSpy)
 
     @property
     def dtypes(self) -> list[torch.dtype]:
@@ -35,19 +39,29 @@ class Context:
     def randn(self, *shape, gen: torch.Generator, dtype=torch.float32) -> torch.Tensor:
         return torch.randn(*shape, generator=gen, dtype=torch.float64).to(self.device, dtype)
 
-    def call(self, fn: Callable, *args, watch: bool = True, **kwargs):
-        """Run user code, under the builtin spy when ``watch``; any exception becomes a UserCodeError.
-
-        Backward passes run unwatched: the spy would make autograd import sympy (seconds), and
-        a builtin used in backward was already seen in forward.
-        """
+    def call(self, fn, *args, watch: bool = True, **kwargs):
+        """Run user code: remotely for a handle or a user module (under the builtin spy when ``watch``),
+        here for a judge-side callable that drives it (a backward pass through remote outputs).
+        Any failure of the user's code becomes a UserCodeError."""
+        if isinstance(fn, (Handle, UserModule)):
+            return self.user.call(fn, args, kwargs, watch=watch)
         try:
-            if not watch:
-                return fn(*args, **kwargs)
-            with self.spy:
-                return fn(*args, **kwargs)
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's failure is the finding
-            raise UserCodeError(describe_exception(exc, self.path), exc) from None
+            return fn(*args, **kwargs)
+        except UserCodeError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. backward through an output that has no graph
+            if self.user.stopped:
+                raise self.user.stopped from None
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise UserCodeError(f"raised {type(exc).__name__}" + (f": {text}" if text else "")) from None
+
+    def largest(self, fn, *args, **kwargs):
+        """(result, (elements, shape, op)) of the largest tensor any op of the call produced, under no_grad."""
+        return self.user.call(fn, args, kwargs, largest=True)
+
+    def instantiate(self, args: tuple, dtype) -> UserModule:
+        """``entry(*args)`` seeded by ``seed``, on the device in ``dtype``, in eval mode."""
+        return self.user.instantiate(self.entry, args, seed=self.seed, device=self.device, dtype=dtype)
 
 
 @dataclass(frozen=True)
@@ -66,3 +80,4 @@ class WrongShape(Exception):
 def outcome(status: str, message: str = "", *codes: str) -> Check:
     """A Check without id/category; the engine fills those in from the CheckDef."""
     return Check("", "", status, message, list(codes))
+

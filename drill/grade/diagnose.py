@@ -11,7 +11,7 @@ import torch
 
 from drill.grade.codes import explain
 from drill.grade.context import Context
-from drill.grade.loader import UserCodeError
+from drill.grade.remote import UserCodeError
 from drill.grade.reference import CORRECT
 from drill.grade.report import FAILING, Check, Diagnosis
 

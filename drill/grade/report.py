@@ -1,4 +1,4 @@
-"""The grade's result as plain data: built in the worker, sent as JSON, rendered by the CLI.
+"""The grade's result as plain data: built in the judge, sent as JSON, rendered by the CLI.
 
 Torch-free on purpose, so the parent process can rebuild a report without importing torch.
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from drill.grade.tasks import TASKS
 
 DEVICES = ("auto", "cpu", "cuda")
 DEFAULT_TIMEOUT = 60.0
+MIN_MEMORY = 256 << 20  # the user side's allowance beyond what torch already holds
 BENCH_TIMEOUT = 600.0  # seconds for all sizes of --bench; the user's kernel may be slow at T = 4096
 
 
@@ -24,12 +26,14 @@ def grade_file(
     seed: int = 0,
     timeout: float = DEFAULT_TIMEOUT,
     allow_builtins: bool = False,
+    memory_limit: int | None = None,
     on_event: Event = lambda event: None,
 ) -> Report:
     """Grade ``path``; raises DrillError (exit 2) only when grading cannot start."""
     started = time.monotonic()
-    request = make_request(path, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins)
-    with Worker() as worker:
+    request = make_request(path, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins,
+                           memory_limit=memory_limit)  # fmt: skip
+    with Worker(threads=1) as worker:
         report = worker.grade(request, timeout, on_event)
     report.duration_s = time.monotonic() - started
     return report
@@ -43,6 +47,7 @@ def make_request(
     seed: int = 0,
     timeout: float = DEFAULT_TIMEOUT,
     allow_builtins: bool = False,
+    memory_limit: int | None = None,
 ) -> dict:
     """The worker request for ``path``, validated here so that a bad option never reaches the child."""
     path = Path(path)
@@ -56,12 +61,23 @@ def make_request(
         raise DrillError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
     if timeout <= 0:
         raise DrillError("--timeout must be positive")
-    return {"path": str(path.resolve()), "task": task, "device": device, "seed": seed, "allow_builtins": allow_builtins}
+    if memory_limit is not None and memory_limit < MIN_MEMORY:
+        raise DrillError(f"--memory-limit must be at least {MIN_MEMORY >> 20} MiB")
+    return {"path": str(path.resolve()), "task": task, "device": device, "seed": seed, "allow_builtins": allow_builtins,
+            "memory_limit": memory_limit}  # fmt: skip
+
+
+def parse_size(text: str) -> int:
+    """Bytes in '4G', '512M', '1.5GiB' or '2000000000' (powers of 1024 for K, M, G, T)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
+    if not match:
+        raise DrillError(f"--memory-limit: {text!r} is not a size such as 4G or 512M")
+    return int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
 
 
 def bench_file(path: str | Path, *, task: str, device: str = "auto", seed: int = 0, max_t: int = 4096) -> BenchResult:
     """Time the kernel in ``path`` in a fresh worker (all its threads: this measures speed, not correctness)."""
     request = make_request(path, task=task, device=device, seed=seed)
-    del request["allow_builtins"]
+    del request["allow_builtins"], request["memory_limit"]
     with Worker() as worker:
         return BenchResult.from_wire(worker.bench({**request, "max_t": max_t}, BENCH_TIMEOUT))

@@ -1,7 +1,8 @@
 """The ``flash`` task: ``flash_attention(q, k, v, causal=False, block_size=64)``, tiled with an online softmax.
 
 Besides matching the reference, the user's call must never hold a whole score matrix: a
-TorchDispatchMode sees every tensor the call's aten ops produce, however they were written.
+TorchDispatchMode on the user side sees every tensor the call's aten ops produce, however they
+were written (drill.grade.user.spy.LargestTensor).
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
@@ -133,40 +132,21 @@ def gradient_check(ctx: Context):
     return against_truth(pairs)
 
 
-class LargestTensor(TorchDispatchMode):
-    """Records the largest storage any aten op produces (storage, so broadcast views count as small)."""
-
-    def __init__(self):
-        super().__init__()
-        self.size, self.shape, self.op = 0, (), ""
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in tree_leaves(out):
-            if isinstance(t, torch.Tensor) and t.layout == torch.strided:
-                size = t.untyped_storage().nbytes() // max(t.element_size(), 1)
-                if size > self.size:
-                    self.size, self.shape, self.op = size, tuple(t.shape), str(func)
-        return out
-
-
 def memory_check(ctx: Context):
     b, h, t, d, block = MEMORY
     limit = t * t  # one head's Tq x Tk score matrix
     peaks = []
     for causal in (False, True):
         q, k, v = qkv(ctx, (b, h, t, d), t, d, 300 + causal, torch.float32)
-        spy = LargestTensor()
-        with torch.no_grad(), spy:
-            run(ctx, q, k, v, causal, block)
-        if spy.size >= limit:
+        _, (size, shape, op) = ctx.largest(ctx.entry, q, k, v, causal=causal, block_size=block)
+        if size >= limit:
             return outcome(
                 "fail",
-                f"causal={causal}: {spy.op} produced a tensor of shape {list(spy.shape)} ({spy.size} elements), "
+                f"causal={causal}: {op} produced a tensor of shape {list(shape)} ({size} elements), "
                 f"at least one head's whole {t} x {t} score matrix; T={t}, block_size={block}",
                 "flash-materialises-scores",
             )
-        peaks.append(spy.size)
+        peaks.append(size)
     return outcome("pass", f"T={t}, block_size={block}: largest tensor {max(peaks)} elements (< {limit} = T x T)")
 
 

@@ -51,12 +51,8 @@ class Built:
 
 
 def instantiate(ctx: Context, args: tuple, dtype) -> nn.Module:
-    """``ctx.entry(*args)`` seeded by ``ctx.seed``, on the device in ``dtype``, in eval mode."""
-    torch.manual_seed(ctx.seed)
-    module = ctx.call(ctx.entry, *args)
-    if not isinstance(module, nn.Module):
-        raise TypeError(f"{getattr(ctx.entry, '__name__', 'the class')}(...) is not an nn.Module")
-    return module.to(ctx.device, dtype).eval()
+    """``ctx.entry(*args)`` seeded by ``ctx.seed``, on the device in ``dtype``, in eval mode (built on the user side)."""
+    return ctx.instantiate(args, dtype)
 
 
 # The classic mistakes of any module built from Q/K/V projections, as reference variants.

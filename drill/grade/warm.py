@@ -1,8 +1,8 @@
-"""A grading worker kept warm between saves, for whiteboard watch mode.
+"""A judge kept warm between saves, for whiteboard watch mode.
 
-The worker imports torch once; each request re-imports the user's file fresh. A grade that
-hangs, crashes or exits kills the worker, so a new one is started at once in the background
-and the next save is graded as fast as the previous ones.
+The judge and its zygote import torch once; every save is graded by a fresh user side forked
+from the pristine zygote, so nothing one save does (disabling grad mode, patching torch) reaches
+the next. If the judge itself dies, a new one is started at once in the background.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ STARTUP_GRADE_TIMEOUT = 120.0
 
 class WarmGrader:
     def __init__(self, warmup: dict | None = None, threads: int = 1):
-        """``warmup``: a request graded once after start, so torch's first-call costs are paid early."""
+        """``warmup``: a request graded once after start, so the judge's first-call costs are paid early."""
         self._warmup, self._threads = warmup, threads
-        self._pool = ThreadPoolExecutor(max_workers=1)
+        self._pool = ThreadPoolExecutor(max_workers=1)  # its one thread lives as long as the grader
         self._next: Future = self._pool.submit(self._start)
 
     def _start(self) -> Worker:
@@ -33,7 +33,7 @@ class WarmGrader:
         return worker
 
     def _worker(self) -> Worker:
-        worker = self._next.result()  # raises DrillError when the worker cannot start
+        worker = self._next.result()  # raises DrillError when the judge cannot start
         if not worker.alive():
             worker.close()
             self._next = self._pool.submit(self._start)
@@ -42,10 +42,11 @@ class WarmGrader:
 
     def grade(self, request: dict, timeout: float, on_event: Event = lambda e: None) -> Report:
         worker = self._worker()
-        report = worker.grade(request, timeout, on_event)
-        if not worker.alive():  # the user's code killed it: replace it before the next save
-            self._next = self._pool.submit(self._start)
-        return report
+        try:
+            return worker.grade(request, timeout, on_event)
+        finally:
+            if not worker.alive():  # replace it before the next save
+                self._next = self._pool.submit(self._start)
 
     def close(self) -> None:
         self._next.add_done_callback(lambda f: f.cancelled() or f.exception() or f.result().close())

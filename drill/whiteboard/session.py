@@ -23,7 +23,7 @@ from drill.whiteboard import catalog
 from drill.whiteboard.watch import FileWatcher
 
 POLL_S = 0.2
-GRADE_TIMEOUT_S = 10.0  # per save: an infinite loop is stopped and the worker replaced
+GRADE_TIMEOUT_S = 10.0  # per save: an infinite loop is stopped; the next save gets a fresh user side
 NOTHING_YET = ["not-implemented"]  # a save still raising NotImplementedError is not an attempt
 
 

@@ -12,7 +12,8 @@ from drill.grade.context import Context, WrongShape
 from drill.grade.layouts import find_layout
 from drill.grade.reference import attention, causal_mask
 from drill.grade.task_block import find_block_layout
-from drill.grade.task_flash import FlashVariant, LargestTensor, tiled_reference
+from drill.grade.task_flash import FlashVariant, tiled_reference
+from drill.grade.user.spy import LargestTensor
 from drill.grade.task_kv_cache import TASK as KV, KVVariant, decode_reference
 
 
@@ -69,7 +70,7 @@ def test_decode_requires_out_and_cache():
         def forward(self, x, cache=None):
             return x
 
-    ctx = Context(path=Path("user.py"), entry=NoCache, device=torch.device("cpu"))
+    ctx = Context(path=Path("user.py"), entry=NoCache, device=torch.device("cpu"), user=None)  # a judge-side callable runs here
     with pytest.raises(WrongShape, match=r"not \(out, cache\)"):
         KV.decode(ctx, NoCache(), torch.zeros(1, 3, 4), (2, 1))
 

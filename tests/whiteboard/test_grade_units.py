@@ -7,7 +7,7 @@ import torch.nn.functional as F
 
 from drill.grade.reference import attention
 from drill.grade.report import Check, Report
-from drill.grade.rules import BuiltinSpy
+from drill.grade.user.spy import BuiltinSpy
 from drill.grade.tasks import TASKS, detect
 from drill.grade.tolerance import judge
 

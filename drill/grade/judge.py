@@ -1,0 +1,80 @@
+"""The judge process: ``python -m drill.grade.judge REQUEST_FD RESULT_FD PARENT_PID [THREADS]``.
+
+Trusted: it imports torch and drill.grade, never the user's file. It builds every input,
+computes every reference, applies the tolerance rule, diagnoses and writes the report; the
+user's code runs in a user side forked per grade from this process's zygote
+(drill.grade.remote). Requests arrive one JSON object per line on REQUEST_FD (a grade, or
+``"kind": "bench"``); events (ready, start, check, report, bench, usage_error, internal_error)
+go back one per line on RESULT_FD. It serves until REQUEST_FD closes, so the whiteboard keeps
+one judge and one zygote warm for a whole session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import traceback
+
+from drill.grade.user import procs
+
+
+def serve(requests, results, threads: int | None) -> None:
+    def emit(event: dict) -> None:
+        results.write(json.dumps(event) + "\n")
+        results.flush()
+
+    import torch
+
+    from drill.errors import DrillError
+    from drill.grade import remote
+    from drill.grade.battery import run_battery
+    from drill.grade.tasks import TASKS
+
+    if threads:
+        torch.set_num_threads(threads)
+    remote.zygote(threads)  # started now: it imports torch while this process loads the tasks
+    for spec in TASKS.values():
+        spec.load()
+    emit({"event": "ready"})
+    for line in requests:
+        request = json.loads(line)
+        try:
+            if request.pop("kind", "grade") == "bench":
+                from drill.grade.bench import run_bench
+
+                emit({"event": "bench", "result": run_bench(**request, threads=threads)})
+                continue
+            report = run_battery(**request, emit=emit)
+        except DrillError as exc:
+            emit({"event": "usage_error", "message": str(exc), "exit_code": int(exc.exit_code)})
+        except remote.InternalError as exc:
+            emit({"event": "internal_error", "message": str(exc), "traceback": exc.detail or traceback.format_exc()})
+        except Exception as exc:  # noqa: BLE001 - a fault of drill's grader, never blamed on the user's file
+            emit({"event": "internal_error", "message": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()})
+        else:
+            emit({"event": "report", "report": report.to_wire()})
+
+
+def main(argv: list[str]) -> None:
+    request_fd, result_fd, parent = (int(a) for a in argv[:3])
+    threads = int(argv[3]) if len(argv) > 3 and argv[3] != "0" else None
+    procs.die_with_parent(parent)
+    if procs.become_subreaper():  # if the user kills the zygote, what it left comes here
+        from drill.grade import remote
+
+        remote.REAP_ORPHANS = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is drill's to handle
+    try:
+        with os.fdopen(request_fd, encoding="utf-8") as requests, os.fdopen(result_fd, "w", encoding="utf-8") as results:
+            serve(requests, results, threads)
+    finally:
+        from drill.grade import remote
+
+        remote.close_zygotes()
+        procs.kill_children()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,552 @@
+"""The judge's side of the user process: fork it from the zygote, call its code, read what comes back.
+
+Every call of user code is a request over a socket to a process forked, per grade, from a
+pristine zygote (see drill/grade/user/zygote.py); only tensors and handles cross it, in the
+format of drill/grade/user/wire.py. A reply that does not follow the format, a death, a
+timeout, a print flood or the memory cap ends the grade with a failed check (:class:`Abort`);
+an exception of the user's code comes back as :class:`UserCodeError`. Autograd spans both
+processes: a differentiable output is attached to the judge's graph by :class:`RemoteGrad`,
+whose backward asks the user side for the vector-Jacobian product.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from drill.grade.report import Check
+from drill.grade.user import procs, wire
+
+ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "user" / "zygote.py"
+STARTUP_LIMIT = 180.0  # seconds for the zygote to import torch (not the user's time)
+OUTPUT_CAP = 2 * 1024 * 1024  # bytes of user prints before the run counts as a flood
+TAIL = 4096
+MAX_NAMES = 20
+
+
+class UserCodeError(Exception):
+    """The user's code raised (or exited); the message points at their own lines."""
+
+    def __init__(self, message: str, kind: str = "user"):
+        super().__init__(message)
+        self.kind = kind  # user | import | not-implemented | rule (it imported drill)
+
+
+class Abort(BaseException):
+    """The user side cannot go on (dead, stuck, flooding, out of memory, or it broke the protocol).
+
+    A BaseException so that no ``except Exception`` in a check swallows it: it ends the grade."""
+
+    def __init__(self, check_id: str, message: str, status: str = "error"):
+        super().__init__(message)
+        self.check = Check(check_id, "robustness", status, message)
+
+
+class InternalError(Exception):
+    """A fault of drill's own grading code; ``detail`` holds the traceback for --debug."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
+
+
+def protocol(what: str) -> Abort:
+    return Abort("isolation.protocol", f"the user side sent a malformed or forged reply ({what}); stopped it")
+
+
+def size_text(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} TiB"
+
+
+# --- the zygote ------------------------------------------------------------------
+
+
+class Zygote:
+    """One per judge process: torch imported once, a fresh user side forked for every grade."""
+
+    def __init__(self, threads: int | None = 1):
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = dict(os.environ)
+        if threads:
+            env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(threads)
+        env["PYTHONUNBUFFERED"] = "1"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ZYGOTE_SCRIPT), str(theirs.fileno()), str(os.getpid())],
+            stdin=subprocess.DEVNULL,
+            pass_fds=(theirs.fileno(),),
+            env=env,
+        )
+        theirs.close()
+        self.threads = threads
+        try:
+            self._answer(STARTUP_LIMIT)
+        except Abort as exc:
+            self.close()
+            raise InternalError(f"the grader's user-side process did not start: {exc}") from None
+
+    def _answer(self, limit: float) -> dict:
+        self.control.settimeout(limit)
+        try:
+            data = self.control.recv(65536)
+        except (OSError, TimeoutError):
+            data = b""
+        if not data:
+            raise Abort("isolation.exit", "the zygote stopped answering")
+        return json.loads(data)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def fork(self, config: dict) -> tuple[int, socket.socket, int]:
+        """(pid, call socket, output pipe) of a new user side."""
+        ours, theirs = socket.socketpair()
+        out_r, out_w = os.pipe()
+        try:
+            socket.send_fds(self.control, [json.dumps({"op": "fork", **config}).encode()], [theirs.fileno(), out_w])
+        except OSError:
+            raise Abort("isolation.exit", "the zygote is gone") from None
+        finally:
+            theirs.close()
+            os.close(out_w)
+        return int(self._answer(30)["pid"]), ours, out_r
+
+    def reap(self, pid: int) -> tuple[int | None, list[str]]:
+        """Kill the user side ``pid`` and all it left; (its exit code, names of processes left)."""
+        try:
+            self.control.sendall(json.dumps({"op": "reap", "pid": pid}).encode())
+            answer = self._answer(30)
+        except (OSError, Abort):
+            return None, []
+        return answer.get("code"), list(answer.get("left", []))
+
+    def close(self) -> None:
+        self.control.close()  # the zygote kills what it still holds and exits
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+_ZYGOTES: dict[int | None, Zygote] = {}
+REAP_ORPHANS = False  # set by the judge process, a subreaper: kill what a dead zygote's tree left here
+
+
+def reap_orphans() -> list[str]:
+    """Kill the processes re-parented to this judge (a zygote killed by the user's code leaves them)."""
+    if not REAP_ORPHANS:
+        return []
+    return procs.kill_children(keep=frozenset(z.proc.pid for z in _ZYGOTES.values() if z.alive()))
+
+
+def zygote(threads: int | None = 1) -> Zygote:
+    """This process's zygote for ``threads``, started on first use and again if it died."""
+    current = _ZYGOTES.get(threads)
+    if current is None or not current.alive():
+        if current is not None:
+            current.close()
+            reap_orphans()
+        _ZYGOTES[threads] = current = Zygote(threads)
+    return current
+
+
+def close_zygotes() -> None:
+    while _ZYGOTES:
+        _ZYGOTES.popitem()[1].close()
+
+
+# --- the user side of one grade --------------------------------------------------------
+
+
+class UserModule(nn.Module):
+    """The judge's stand-in for the user's module: the same submodule names and kinds, copies of its
+    parameters (so layouts and references read them as before); calling it is a remote call."""
+
+    def __init__(self, handle: wire.Handle, class_name: str, param_order: list[str]):
+        super().__init__()
+        self.handle, self.class_name, self.param_order = handle, class_name, param_order
+
+    def forward(self, *args, **kwargs):  # pragma: no cover - calls go through Context.call
+        raise TypeError("a user module is called through Context.call")
+
+
+class Opaque(nn.Module):
+    """A submodule of a kind the judge does not rebuild: its parameters and scalar attributes only."""
+
+
+def rebuild(entry: dict) -> nn.Module:
+    kind, a = entry["kind"], entry["attrs"]
+    params = entry["params"]
+    if kind == "Linear":
+        module = nn.Linear(a["in_features"], a["out_features"], bias="bias" in params, device="meta")
+    elif kind == "LayerNorm":
+        module = nn.LayerNorm(a["normalized_shape"], eps=a["eps"], elementwise_affine=False)
+    elif kind == "GELU":
+        module = nn.GELU(approximate=a.get("approximate", "none"))
+    elif kind == "Dropout":
+        module = nn.Dropout(a.get("p", 0.5))
+    elif kind in ("ReLU", "Identity", "Sequential", "ModuleList", "ModuleDict"):
+        module = getattr(nn, kind)()
+    else:
+        module = Opaque()
+        for name, value in a.items():
+            if not hasattr(module, name):
+                setattr(module, name, value)
+    for name, tensor in params.items():
+        if not isinstance(tensor, torch.Tensor) or not name.isidentifier():
+            raise ValueError(f"parameter {name!r}")
+        module.register_parameter(name, nn.Parameter(tensor.clone()))
+    return module
+
+
+def shadow(value) -> UserModule:
+    """The UserModule an ``instantiate`` reply describes."""
+    try:
+        handle, tree, order = value["module"], value["tree"], value["params"]
+        if not isinstance(handle, wire.Handle) or not tree or tree[0]["path"] != "":
+            raise ValueError("no root module")
+        root = UserModule(handle, str(tree[0]["class"]), [str(n) for n in order])
+        for name, tensor in tree[0]["params"].items():
+            root.register_parameter(name, nn.Parameter(tensor.clone()))
+        for name, value in tree[0]["attrs"].items():
+            if not hasattr(root, name):
+                setattr(root, name, value)
+        built = {"": root}
+        for entry in tree[1:]:
+            parent, _, name = entry["path"].rpartition(".")
+            if parent not in built or not name:
+                raise ValueError(f"submodule {entry['path']!r}")
+            child = rebuild(entry)
+            built[parent].add_module(name, child)
+            built[entry["path"]] = child
+        names = dict(root.named_parameters())
+        if any(n not in names for n in root.param_order):
+            raise ValueError("parameter names")
+        return root
+    except (KeyError, TypeError, ValueError, AttributeError, RuntimeError, IndexError) as exc:
+        raise protocol(f"a module description that cannot be rebuilt: {exc}") from None
+
+
+class RemoteGrad(torch.autograd.Function):
+    """Attaches outputs computed on the user side to the judge's autograd graph."""
+
+    @staticmethod
+    def forward(fctx, user, call_id, flags, outputs, *inputs):
+        fctx.user, fctx.call_id = user, call_id
+        fctx.metas = [(i.shape, i.dtype) for i in inputs]
+        fctx.outs = [(o.shape, o.dtype) for o in outputs]
+        fctx.set_materialize_grads(False)
+        results = tuple(o.clone() for o in outputs)
+        fixed = [r for r, f in zip(results, flags) if not (f and r.is_floating_point())]
+        if fixed:
+            fctx.mark_non_differentiable(*fixed)
+        return results
+
+    @staticmethod
+    def backward(fctx, *grads):
+        sent = [None if g is None else g.detach().to(dtype).expand(shape).contiguous() for g, (shape, dtype) in zip(grads, fctx.outs)]
+        found = fctx.user.vjp(fctx.call_id, sent, fctx.metas)
+        return (None, None, None, None, *found)
+
+
+class UserProcess:
+    """The user side of one grade. ``timeout`` is the user's time, summed over its calls."""
+
+    def __init__(self, zyg: Zygote, *, timeout: float, device: torch.device, memory: int | None):
+        self.zygote, self.timeout = zyg, timeout
+        self.devices = ("cpu",) if device.type == "cpu" else ("cpu", "cuda", *(f"cuda:{i}" for i in range(torch.cuda.device_count())))
+        self.memory = memory
+        self.pid, self.sock, self.out = zyg.fork({"memory": memory, "devices": list(self.devices)})
+        self.pidfd = os.pidfd_open(self.pid) if hasattr(os, "pidfd_open") else None
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.sock, selectors.EVENT_READ)
+        self.selector.register(self.out, selectors.EVENT_READ)
+        if self.pidfd is not None:
+            self.selector.register(self.pidfd, selectors.EVENT_READ)
+        os.set_blocking(self.out, False)
+        self.used = self.slowest = 0.0
+        self.calls = 0
+        self.printed, self.tail = 0, b""
+        self.stopped: Abort | None = None
+        self.reaped: tuple[int | None, list[str]] | None = None
+        self.next_id = 0
+        self.entry_name = "your code"
+
+    # --- lifetime ----------------------------------------------------------------
+
+    def close(self) -> list[str]:
+        """Kill the user side and everything it left; the names of processes that were still running."""
+        if self.reaped is None:
+            self.reaped = self.zygote.reap(self.pid)
+            self._release_fds()
+        if not self.zygote.alive():
+            self.reaped[1].extend(reap_orphans())
+        return self.reaped[1]
+
+    def _release_fds(self) -> None:
+        self.selector.close()
+        self.sock.close()
+        os.close(self.out)
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+
+    def stop(self, abort: Abort) -> Abort:
+        self.stopped = abort
+        self._drain()
+        self.close()
+        return abort
+
+    # --- requests ------------------------------------------------------------------
+
+    def request(self, op: str, **fields) -> tuple[dict, list[torch.Tensor]]:
+        """Send one request; the reply's (header, tensors). Raises UserCodeError, Abort, InternalError."""
+        if self.stopped:
+            raise self.stopped
+        header, buffers = wire.encode({"op": op, **fields})
+        started = time.monotonic()
+        left = self.timeout - self.used
+        try:
+            self.sock.settimeout(max(left, 0.001))
+            self.sock.sendall(wire.frame(header, buffers))
+            self.sock.settimeout(None)
+            self.sock.setblocking(False)
+            head, payload = self._reply(started + left)
+        except (BrokenPipeError, ConnectionResetError):
+            raise self.stop(self._ended()) from None
+        except (TimeoutError, socket.timeout):
+            raise self.stop(self._timed_out()) from None
+        finally:
+            spent = time.monotonic() - started
+            self.used += spent
+        self.calls += 1
+        self.slowest = max(self.slowest, spent)
+        try:
+            reply = wire.parse_header(head)
+            tensors = wire.tensors_of(reply, payload, self.devices)
+        except wire.WireError as exc:
+            raise self.stop(protocol(str(exc))) from None
+        if "error" in reply:
+            raise self._error(reply)
+        return reply, tensors
+
+    def _error(self, reply: dict) -> BaseException:
+        message, kind = str(reply.get("error"))[:2000], reply.get("kind")
+        if kind in ("user", "import", "not-implemented", "rule"):
+            return UserCodeError(message, kind)
+        if kind == "memory":
+            wanted = re.search(r"allocate (\d+) bytes", message)
+            what = f"; it tried to allocate {size_text(int(wanted.group(1)))} at once" if wanted else ""
+            limit = f"the limit of {size_text(self.memory)}" if self.memory else "the machine's memory"
+            return self.stop(Abort("isolation.memory", f"your code ran out of memory: it may use {limit} "
+                                   f"(--memory-limit changes it){what}.{self._last_output()}", "fail"))  # fmt: skip
+        if kind == "internal":
+            return InternalError(f"the grader's user side failed: {message}", str(reply.get("traceback", "")))
+        return self.stop(protocol(f"unknown reply kind {kind!r}"))
+
+    def value(self, reply: dict, tensors: list[torch.Tensor]):
+        try:
+            return wire.build(reply.get("value"), tensors)
+        except wire.WireError as exc:
+            raise self.stop(protocol(str(exc))) from None
+
+    def _reply(self, deadline: float) -> tuple[bytes, bytes]:
+        buf, need, dead = bytearray(), None, False
+        while True:
+            if need is None and len(buf) >= wire.FRAME.size:
+                try:
+                    head, payload = wire.frame_sizes(bytes(buf[: wire.FRAME.size]))
+                except wire.WireError as exc:
+                    raise self.stop(protocol(str(exc))) from None
+                need = (head, wire.FRAME.size + head + payload)
+            if need is not None and len(buf) >= need[1]:
+                if len(buf) > need[1]:
+                    raise self.stop(protocol("bytes after the reply"))
+                start = wire.FRAME.size
+                return bytes(buf[start : start + need[0]]), bytes(buf[start + need[0] : need[1]])
+            if dead:
+                raise BrokenPipeError
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            for key, _ in self.selector.select(remaining):
+                if key.fileobj is self.sock:
+                    try:
+                        data = self.sock.recv(1 << 20)
+                    except BlockingIOError:
+                        continue
+                    if not data:
+                        dead = True
+                    buf += data
+                elif key.fileobj == self.out:
+                    self._output()
+                else:  # the pidfd: the process has exited; a reply it sent first still counts
+                    buf += self._rest()
+                    dead = True
+
+    def _rest(self) -> bytes:
+        chunks = []
+        while True:
+            try:
+                data = self.sock.recv(1 << 20)
+            except (BlockingIOError, OSError):
+                break
+            if not data:
+                break
+            chunks.append(data)
+        return b"".join(chunks)
+
+    def _output(self) -> None:
+        try:
+            data = os.read(self.out, 65536)
+        except BlockingIOError:
+            return
+        if not data:
+            self.selector.unregister(self.out)
+            return
+        self.printed += len(data)
+        self.tail = (self.tail + data)[-TAIL:]
+        if self.printed > OUTPUT_CAP:
+            raise self.stop(Abort("isolation.output", f"printed more than {OUTPUT_CAP // 2**20} MiB; stopped it "
+                                  f"(a print in a loop?).{self._last_output()}"))  # fmt: skip
+
+    def _drain(self) -> None:
+        for _ in range(64):
+            try:
+                data = os.read(self.out, 65536)
+            except (BlockingIOError, OSError):
+                return
+            if not data:
+                return
+            self.tail = (self.tail + data)[-TAIL:]
+
+    def _ended(self) -> Abort:
+        self._drain()
+        self.reaped = self.zygote.reap(self.pid)
+        self._release_fds()
+        code = self.reaped[0]
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:  # a real-time signal has no name
+                name = f"signal {-code}"
+            what = " (a segmentation fault)" if name == "SIGSEGV" else ""
+            return Abort("isolation.crash", f"the process was killed by {name}{what}.{self._last_output()}")
+        return Abort("isolation.exit", f"the process exited with code {code} before finishing (os._exit?).{self._last_output()}")
+
+    def _timed_out(self) -> Abort:
+        limit = f"{self.timeout:g} s"
+        if self.calls <= 1:  # nothing returned but the import
+            text = (f"still running after {limit} in its first call of {self.entry_name} (an infinite loop?); "
+                    f"stopped it. --timeout raises the limit.")  # fmt: skip
+        else:
+            text = (f"still running after {limit}: {self.calls - 1} calls returned (the slowest in {self.slowest:.2g} s), "
+                    f"so it is not stuck but too slow for the grader's small inputs; stopped it. --timeout raises the limit.")  # fmt: skip
+        return Abort("isolation.timeout", text + self._last_output(), "fail")
+
+    def _last_output(self) -> str:
+        lines = self.tail.decode("utf-8", "replace").strip().splitlines()[-5:]
+        return (" Last output: " + " | ".join(line[:200] for line in lines)) if lines else ""
+
+    # --- what the checks use -------------------------------------------------------------
+
+    def load(self, path: str) -> dict[str, str]:
+        reply, tensors = self.request("load", path=path)
+        names = self.value(reply, tensors)
+        if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+            raise self.stop(protocol("the names the file defines"))
+        return names
+
+    def entry(self, name: str) -> wire.Handle | None:
+        self.entry_name = name
+        reply, tensors = self.request("entry", name=name)
+        handle = self.value(reply, tensors)
+        if handle is not None and not isinstance(handle, wire.Handle):
+            raise self.stop(protocol("the entry point"))
+        return handle
+
+    def call(self, target, args, kwargs, *, watch: bool = True, largest: bool = False):
+        """``target(*args, **kwargs)`` on the user side: its result, with handles for what is not data."""
+        module = target if isinstance(target, UserModule) else None
+        sent: list[torch.Tensor] = []
+        wire.encode((args, kwargs), collect=sent)
+        params = []
+        if module is not None and torch.is_grad_enabled():
+            named = dict(module.named_parameters())
+            params = [named[n] for n in module.param_order]
+        track = torch.is_grad_enabled() and not largest and (bool(params) or any(t.requires_grad for t in sent))
+        self.next_id += 1
+        call_id = self.next_id
+        reply, tensors = self.request("call", target=module.handle if module else target, args=tuple(args), kwargs=dict(kwargs),
+                                      id=call_id, watch=watch, track=track, params=bool(params), largest=largest)  # fmt: skip
+        mutated = reply.get("mutated")
+        if not (isinstance(mutated, list) and all(type(i) is int and 0 <= i < len(sent) for i in mutated)):
+            raise self.stop(protocol("the list of inputs it modified"))
+        n_result = len(tensors) - len(mutated)
+        if n_result < 0:
+            raise self.stop(protocol("fewer tensors than it modified"))
+        for i, new in zip(mutated, tensors[n_result:]):
+            if new.shape == sent[i].shape and new.dtype == sent[i].dtype:
+                with torch.no_grad():
+                    sent[i].copy_(new)
+        flags = [d["grad"] for d in reply["tensors"][:n_result]]
+        if track and any(flags):
+            diff = [t for t in sent if t.requires_grad] + params
+            tensors[:n_result] = RemoteGrad.apply(self, call_id, flags, tensors[:n_result], *diff)
+        value = self.value(reply, tensors)
+        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], list)):
+            raise self.stop(protocol("the shape of a call's reply"))
+        if largest:
+            peak = reply.get("largest")
+            if not (isinstance(peak, list) and len(peak) == 3 and type(peak[0]) is int and isinstance(peak[1], list)
+                    and all(type(n) is int for n in peak[1]) and isinstance(peak[2], str)):  # fmt: skip
+                raise self.stop(protocol("the largest-tensor record"))
+            return value[0], (peak[0], tuple(peak[1]), peak[2][:200])
+        return value[0]
+
+    def vjp(self, call_id: int, grads, metas) -> list[torch.Tensor | None]:
+        reply, tensors = self.request("vjp", id=call_id, grads=list(grads))
+        found = self.value(reply, tensors)
+        if not (isinstance(found, list) and len(found) == len(metas)):
+            raise self.stop(protocol("the number of gradients"))
+        for g, (shape, dtype) in zip(found, metas):
+            if g is not None and (not isinstance(g, torch.Tensor) or g.shape != shape or g.dtype != dtype):
+                raise self.stop(protocol(f"a gradient that does not match its input ({shape}, {dtype})"))
+        return found
+
+    def release(self) -> None:
+        """Drop the autograd graphs the user side keeps for the calls so far."""
+        if self.stopped is None and self.next_id:
+            self.request("release")
+
+    def instantiate(self, cls, args, *, seed: int, device: torch.device, dtype: torch.dtype) -> UserModule:
+        reply, tensors = self.request("instantiate", cls=cls, args=tuple(args), seed=seed, device=str(device), dtype=wire.NAMES[dtype])
+        return shadow(self.value(reply, tensors))
+
+    def builtins_seen(self) -> list[str]:
+        reply, tensors = self.request("rules")
+        seen = self.value(reply, tensors)
+        if not (isinstance(seen, list) and len(seen) <= MAX_NAMES and all(isinstance(s, str) for s in seen)):
+            raise self.stop(protocol("the builtin-rule record"))
+        return [s[:200] for s in seen]
+
+    def bench(self, target, q, k, v) -> tuple[float, int]:
+        reply, tensors = self.request("bench", target=target, q=q, k=k, v=v)
+        found = self.value(reply, tensors)
+        if not (isinstance(found, list) and len(found) == 2 and isinstance(found[0], float) and type(found[1]) is int):
+            raise self.stop(protocol("the timing"))
+        return found

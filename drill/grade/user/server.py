@@ -1,0 +1,221 @@
+"""The call server of the user side: import the user's file, run its code on tensors the judge
+sends, send back the tensors it produced. It decides nothing: no reference, no tolerance, no report.
+
+Requests and replies are frames of :mod:`wire`. Objects that are not plain data (the user's
+module, a cache object) stay here as handles. Autograd through the user's code runs here too:
+a call whose inputs require grad keeps its graph until the judge sends ``release``, and ``vjp``
+answers one vector-Jacobian product of it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from . import measure, wire
+from .loader import UserCodeError, describe_exception, load_user_file
+from .spy import AtenSpy, BuiltinSpy, LargestTensor, NoDrill, RuleImportError
+
+MODULE_KINDS = {cls: cls.__name__ for cls in (nn.Linear, nn.LayerNorm, nn.GELU, nn.ReLU, nn.Dropout, nn.Sequential,
+                                               nn.ModuleList, nn.ModuleDict, nn.Identity)}  # fmt: skip
+MAX_ATTRS = 64
+
+
+class Failed(Exception):
+    def __init__(self, message: str, kind: str = "user"):
+        super().__init__(message)
+        self.kind = kind
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """An allocation that failed (the memory cap), not a MemoryError the user's code raised itself."""
+    text = str(exc)
+    return (isinstance(exc, MemoryError) and not text) or "can't allocate memory" in text or "not enough memory" in text
+
+
+class Server:
+    def __init__(self, devices):
+        self.devices = tuple(devices)
+        self.path: Path | None = None
+        self.module = None
+        self.objects: dict[int, object] = {}
+        self.graphs: dict[int, tuple[list, list]] = {}
+        self.functions, self.aten = BuiltinSpy(), AtenSpy()
+
+    # --- handles ---------------------------------------------------------------
+
+    def keep(self, obj) -> wire.Handle:
+        self.objects[id(obj)] = obj
+        return wire.Handle(id(obj))
+
+    def lookup(self, number: int):
+        if number not in self.objects:
+            raise wire.WireError(f"no object {number}")
+        return self.objects[number]
+
+    def reply(self, value=None, **fields):
+        collected: list[torch.Tensor] = []
+        header, buffers = wire.encode(value, fallback=self.keep, collect=collected)
+        return {**header, **fields}, buffers, collected
+
+    def failure(self, exc: BaseException, what: str | None = None) -> Failed:
+        if is_out_of_memory(exc):
+            return Failed(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, "memory")
+        message = (what + " " if what else "") + describe_exception(exc, self.path)
+        return Failed(message, "not-implemented" if isinstance(exc, NotImplementedError) else "user")
+
+    # --- ops -------------------------------------------------------------------
+
+    def op_load(self, path: str):
+        self.path = Path(path)
+        sys.meta_path.insert(0, NoDrill())
+        try:
+            self.module = load_user_file(self.path)
+        except UserCodeError as exc:
+            rule = isinstance(exc.original, RuleImportError)
+            raise Failed(str(exc), "rule" if rule else ("memory" if is_out_of_memory(exc.original) else "import")) from None
+        kinds = {n: "class" if isinstance(v, type) else "function" if callable(v) else "other"
+                 for n, v in vars(self.module).items() if not n.startswith("__")}  # fmt: skip
+        return self.reply(kinds)
+
+    def op_entry(self, name: str):
+        value = getattr(self.module, name, None)
+        return self.reply(None if value is None else self.keep(value))
+
+    def call_user(self, fn, args, kwargs, watch: bool):
+        try:
+            if not watch:
+                return fn(*args, **kwargs)
+            with self.functions, self.aten:
+                return fn(*args, **kwargs)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's failure is the finding
+            raise self.failure(exc) from None
+
+    def op_call(self, target, args, kwargs, inputs, id: int, watch=True, track=False, params=False, largest=False):
+        fn = target
+        before = [t.detach().clone() for t in inputs]
+        spy = None
+        if largest:
+            spy = LargestTensor()
+            with torch.no_grad(), spy:
+                result = self.call_user(fn, args, kwargs, watch)
+        else:
+            result = self.call_user(fn, args, kwargs, watch)
+        mutated = [i for i, (t, old) in enumerate(zip(inputs, before)) if not _same(t, old)]
+        changed = [inputs[i].detach() for i in mutated]
+        try:
+            header, buffers, collected = self.reply((result, changed), mutated=mutated,
+                                                    largest=[spy.size, list(spy.shape), spy.op[:200]] if spy else None)  # fmt: skip
+        except (TypeError, ValueError) as exc:
+            raise Failed(f"returned something that cannot be checked ({exc})") from None
+        if track:
+            wanted = [t for t in inputs if t.requires_grad]
+            if params:
+                wanted += list(fn.parameters())
+            self.graphs[id] = (collected[: len(collected) - len(changed)], wanted)
+        return header, buffers, collected
+
+    def op_vjp(self, id: int, grads):
+        outs, wanted = self.graphs[id]
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
+        found = [None] * len(wanted)
+        differentiable = [i for i, w in enumerate(wanted) if w.requires_grad]
+        if pairs and differentiable:
+            try:
+                got = torch.autograd.grad([o for o, _ in pairs], [wanted[i] for i in differentiable],
+                                          [g for _, g in pairs], retain_graph=True, allow_unused=True)  # fmt: skip
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's backward failed
+                raise self.failure(exc, "the backward pass") from None
+            for i, g in zip(differentiable, got):
+                found[i] = g
+        return self.reply(found)
+
+    def op_release(self):
+        self.graphs.clear()
+        return self.reply()
+
+    def op_instantiate(self, cls, args, seed: int, device: str, dtype: str):
+        torch.manual_seed(seed)
+        name = getattr(cls, "__name__", "the class")
+        module = self.call_user(cls, args, {}, True)
+        if not isinstance(module, nn.Module):
+            raise Failed(f"{name}(...) is not an nn.Module")
+        try:
+            module = module.to(device, wire.DTYPES[dtype]).eval()
+        except (Exception, SystemExit) as exc:  # noqa: BLE001
+            raise self.failure(exc, f"{name}(...).to({device}, {dtype})") from None
+        tree = [describe_module(path, sub) for path, sub in module.named_modules()]
+        return self.reply({"module": self.keep(module), "tree": tree, "params": [n for n, _ in module.named_parameters()]})
+
+    def op_rules(self):
+        return self.reply(sorted(self.functions.seen) or sorted(self.aten.seen))
+
+    def op_bench(self, target, q, k, v):
+        def fn(*a):
+            with torch.no_grad():
+                return target(*a)
+
+        try:
+            return self.reply([measure.seconds(fn, q, k, v), measure.peak_bytes(fn, q, k, v)])
+        except (Exception, SystemExit) as exc:  # noqa: BLE001
+            raise self.failure(exc) from None
+
+    def handle(self, header: dict, payload: bytes):
+        tensors = wire.tensors_of(header, payload, self.devices)
+        for t, d in zip(tensors, header["tensors"]):
+            if d["grad"] and t.is_floating_point():
+                t.requires_grad_()
+        request = wire.build(header["value"], tensors, self.lookup)
+        op = request.pop("op")
+        if op == "call":
+            request["inputs"] = tensors
+        return getattr(self, f"op_{op}")(**request)
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Unchanged by the call (NaN equal to NaN)."""
+    a = a.detach()
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point():
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return torch.equal(a, b)
+
+
+def describe_module(path: str, module: nn.Module) -> dict:
+    attrs = {k: v for k, v in list(vars(module).items())[:200] if not k.startswith("_") and type(v) in (int, float, bool, str)}
+    for name in ("in_features", "out_features", "eps", "approximate", "p", "elementwise_affine"):
+        if hasattr(module, name) and type(getattr(module, name)) in (int, float, bool, str):
+            attrs[name] = getattr(module, name)
+    if isinstance(module, nn.LayerNorm):
+        attrs["normalized_shape"] = list(module.normalized_shape)
+    return {
+        "path": path,
+        "kind": MODULE_KINDS.get(type(module), "Module"),
+        "class": type(module).__name__,
+        "attrs": dict(list(attrs.items())[:MAX_ATTRS]),
+        "params": {n: p.detach() for n, p in module.named_parameters(recurse=False)},
+    }
+
+
+def serve(sock, devices) -> None:
+    """Answer requests until the judge closes the channel."""
+    server = Server(devices)
+    while True:
+        try:
+            header, payload = wire.recv(sock)
+        except EOFError:
+            os._exit(0)
+        try:
+            out_header, buffers, _ = server.handle(header, payload)
+        except Failed as exc:
+            out_header, buffers = {"value": None, "tensors": [], "error": str(exc), "kind": exc.kind}, []
+        except Exception as exc:  # noqa: BLE001 - a fault of this server, reported as drill's own
+            text = traceback.format_exc()
+            out_header, buffers = {"value": None, "tensors": [], "error": f"{type(exc).__name__}: {exc}", "kind": "internal", "traceback": text}, []
+        wire.send(sock, out_header, buffers)

