@@ -86,3 +86,23 @@ def test_short_prompts_and_different_questions_are_not_flagged():
         question("d", prompt="Which statements about RMSNorm compared with LayerNorm are true? Select all that apply."),
     ]
     assert near_duplicates(different) == []
+
+
+def test_the_prefix_filter_loses_no_pair_the_exhaustive_scan_finds(monkeypatch):
+    """At a looser threshold (80) on the whole bundled bank, filtered and exhaustive scoring agree."""
+    from rapidfuzz import fuzz
+
+    from drill.bank import duplicates
+
+    monkeypatch.setattr(duplicates, "THRESHOLD", 80.0)
+    questions = list(load_paths([bundled_bank_dir()]).questions.values())
+    texts = [normalise(q.prompt.en) for q in questions]
+    eligible = [i for i, t in enumerate(texts) if len(t.split()) >= duplicates.MIN_WORDS]
+    exhaustive = {
+        (i, j)
+        for a, i in enumerate(eligible)
+        for j in eligible[a + 1 :]
+        if fuzz.token_set_ratio(texts[i], texts[j], score_cutoff=80.0)
+    }
+    assert exhaustive, "the check needs some pairs to compare"
+    assert {(i, j) for i, j, _ in near_duplicates(questions)} == exhaustive
