@@ -1,8 +1,10 @@
-"""Whiteboard watch mode: a re-grade after a save must report in under 1 s on CPU.
+"""Whiteboard watch mode: a re-grade after a save must take under 0.2 s on CPU (sdpa), and the
+report must be on screen under 1 s after the save.
 
-Starts the warm worker as ``drill whiteboard`` does (torch imported, warmed up on the reference
-solution), then re-grades saved files, each re-imported fresh, and prints the median wall time
-of a passing and of a failing save, plus the watcher's polling delay (POLL_S / 2 on average).
+Starts the warm judge as ``drill whiteboard`` does (judge and zygote with torch imported, warmed
+up on the reference solution), then re-grades saved files, each in a fresh user side forked from
+the zygote, and prints the median wall time of a passing and of a failing save, plus the
+watcher's polling delay (POLL_S / 2 on average).
 Run: python benchmarks/bench_regrade.py [--runs N] [--task sdpa]. Exits 1 over budget.
 """
 
@@ -23,6 +25,7 @@ from drill.grade.warm import WarmGrader  # noqa: E402
 from drill.whiteboard import catalog  # noqa: E402
 from drill.whiteboard.session import GRADE_TIMEOUT_S, POLL_S  # noqa: E402
 
+REGRADE_BUDGET_S = 0.2
 BUDGET_S = 1.0
 
 
@@ -52,11 +55,12 @@ def main() -> int:
         passing = median_regrade(grader, path, solution, args.task, args.runs)
         failing = median_regrade(grader, path, wrong, args.task, args.runs)
     worst = max(passing, failing) + POLL_S / 2
-    print(f"worker start + warm-up          {ready:.2f} s (once per session)")
+    print(f"judge start + warm-up           {ready:.2f} s (once per session)")
     print(f"re-grade {args.task}, passing save   median {passing:.3f} s")
     print(f"re-grade {args.task}, failing save   median {failing:.3f} s")
+    print(f"re-grade budget                 {REGRADE_BUDGET_S:.1f} s")
     print(f"save -> report (+ {POLL_S / 2:.1f} s poll)   {worst:.3f} s (budget {BUDGET_S:.1f} s)")
-    return 0 if worst <= BUDGET_S else 1
+    return 0 if worst <= BUDGET_S and max(passing, failing) < REGRADE_BUDGET_S else 1
 
 
 if __name__ == "__main__":

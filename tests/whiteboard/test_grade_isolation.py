@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from drill.grade.isolation import Worker
+from drill.grade.isolation import JudgeFailed, Worker
 from drill.grade.run import make_request
 
 from whiteboard_impls import HOSTILE, IMPLS
@@ -128,6 +128,14 @@ def test_a_correct_save_after_a_hostile_one_passes(judge):
 def test_allow_builtins_does_not_lift_the_drill_import_rule(judge):
     report = grade(judge, HOSTILE / "import_reference.py", allow_builtins=True)
     assert [c.id for c in report.checks] == ["rules.no-drill-import"]
+
+
+def test_a_fault_of_the_grader_is_an_internal_error_not_the_users(judge):
+    request = {**make_request(IMPLS / "correct" / "sdpa_matmul.py", device="cpu"), "option_the_judge_lacks": 1}
+    with pytest.raises(JudgeFailed, match=r"internal error of drill's grader \(not your code\).*rerun with --debug") as info:
+        judge.grade(request, 60)
+    assert "Traceback" in "".join(info.value.__notes__)
+    assert grade(judge, IMPLS / "correct" / "sdpa_matmul.py").passed  # the judge survives its own fault
 
 
 def test_closing_a_worker_twice_leaves_other_descriptors_alone():

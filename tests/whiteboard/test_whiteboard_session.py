@@ -51,3 +51,54 @@ def test_session_wrong_then_fixed(tmp_path, drill_home):
     stats = json.loads(subprocess.run([sys.executable, "-m", "drill", "stats", "--json"], env=env, capture_output=True, text=True, check=True).stdout)
     assert {"code": "scale-missing", "runs": 1} in stats["frequent_mistakes"]
     assert stats["today"]["whiteboard_passed"] == 1
+
+
+HOSTILE = Path(__file__).parent / "impls" / "hostile"
+UNIFORM = '''import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = torch.zeros(*q.shape[:-1], k.shape[-2], dtype=q.dtype, device=q.device)  # every key weighs the same
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+'''
+
+
+def _session(tmp_path, drill_home):
+    env = {**os.environ, "DRILL_HOME": str(drill_home), "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
+    child = pexpect.spawn(sys.executable, ["-m", "drill", "whiteboard", "sdpa", "--file", str(tmp_path / "x.py")],
+                          cwd=str(tmp_path), env=env, encoding="utf-8", timeout=120, dimensions=(50, 200))  # fmt: skip
+    child.expect("not-implemented")
+    return child, env
+
+
+def test_a_save_that_disables_grad_does_not_fail_the_next_one(tmp_path, drill_home):
+    child, _ = _session(tmp_path, drill_home)
+    try:
+        save(tmp_path / "x.py", (HOSTILE / "grad_disabled.py").read_text())
+        child.expect("gradient.qkv")
+        save(tmp_path / "x.py", catalog.get("sdpa").solution.read_text())
+        child.expect("PASSED")
+        child.expect("Solved sdpa")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
+def test_a_save_that_patches_torch_cannot_make_a_later_wrong_save_pass(tmp_path, drill_home):
+    child, env = _session(tmp_path, drill_home)
+    try:
+        save(tmp_path / "x.py", (HOSTILE / "patch_softmax.py").read_text())  # softmax patched to uniform weights
+        child.expect("FAILED")
+        save(tmp_path / "x.py", UNIFORM)  # what the patched softmax computes: wrong against the real reference
+        child.expect("FAILED")
+        child.send("q")
+        child.expect(pexpect.EOF)
+        assert "Solved" not in child.before
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 1
+    listing = subprocess.run([sys.executable, "-m", "drill", "tasks", "--json"], env=env, capture_output=True, text=True, check=True)
+    assert next(t for t in json.loads(listing.stdout) if t["id"] == "sdpa")["status"] != "passed"
