@@ -43,7 +43,7 @@ def near_duplicates(questions: list) -> list[tuple[int, int, float]]:
     pair whose common words carry at least ``SHARED`` of either prompt's letters is therefore scored;
     a pair scoring 90 shares far more than that (about 80% of the shorter prompt).
     """
-    from rapidfuzz import fuzz
+    from rapidfuzz import fuzz, process
 
     texts = [normalise(q.prompt.en) for q in questions]
     words = [set(text.split()) if len(text.split()) >= MIN_WORDS else set() for text in texts]
@@ -52,7 +52,7 @@ def near_duplicates(questions: list) -> list[tuple[int, int, float]]:
     for i, ws in enumerate(words):
         for word in ws:
             postings[word].append(i)
-    candidates: set[tuple[int, int]] = set()
+    later: list[set[int]] = [set() for _ in texts]  # later[i]: candidates j > i
     for i, ws in enumerate(words):
         rest = sum(map(len, ws))
         need = SHARED * rest
@@ -60,10 +60,15 @@ def near_duplicates(questions: list) -> list[tuple[int, int, float]]:
             if rest < need:
                 break
             rest -= len(word)
-            candidates.update((min(i, j), max(i, j)) for j in postings[word] if j != i)
+            for j in postings[word]:
+                if j > i:
+                    later[i].add(j)
+                elif j < i:
+                    later[j].add(i)
     found = []
-    for i, j in sorted(candidates):
-        score = fuzz.token_set_ratio(texts[i], texts[j], score_cutoff=THRESHOLD)
-        if score:
-            found.append((i, j, float(score)))
-    return found
+    for i, js in enumerate(later):
+        if js:
+            ordered = sorted(js)
+            hits = process.extract(texts[i], [texts[j] for j in ordered], scorer=fuzz.token_set_ratio, score_cutoff=THRESHOLD, limit=None)
+            found.extend((i, ordered[k], float(score)) for _, score, k in hits)
+    return sorted(found)
