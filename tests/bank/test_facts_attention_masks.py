@@ -753,3 +753,29 @@ def test_flex_block_count(bank):
 
     bm = create_block_mask(lambda b, h, qi, ki: (qi >= ki) & (qi - ki < W), None, None, T, T, device="cpu")
     assert bm.kv_num_blocks.sum().item() == 56 and bm.full_kv_num_blocks.sum().item() == 196
+
+
+def test_attention_backward_derivation(bank):
+    """The hand-derived gradients equal autograd's; D_i = dO_i . O_i; rows of dS sum to 0."""
+    q(bank, "attn-backward-derivation")
+    torch.manual_seed(0)
+    Tq, Tk, d, dv = 5, 7, 8, 6
+    Q, K = torch.randn(Tq, d, dtype=torch.float64, requires_grad=True), torch.randn(Tk, d, dtype=torch.float64, requires_grad=True)
+    V = torch.randn(Tk, dv, dtype=torch.float64, requires_grad=True)
+    S = Q @ K.T / math.sqrt(d)
+    P = torch.softmax(S, -1)
+    O = P @ V
+    dO = torch.randn(Tq, dv, dtype=torch.float64)
+    O.backward(dO)
+    P, O = P.detach(), O.detach()
+    dV = P.T @ dO
+    dP = dO @ V.detach().T
+    D = (dO * O).sum(-1, keepdim=True)
+    torch.testing.assert_close(D, (P * dP).sum(-1, keepdim=True))
+    dS = P * (dP - D)
+    torch.testing.assert_close(dS.sum(-1), torch.zeros(Tq, dtype=torch.float64))
+    torch.testing.assert_close(dV, V.grad)
+    torch.testing.assert_close(dS @ K.detach() / math.sqrt(d), Q.grad)
+    torch.testing.assert_close(dS.T @ Q.detach() / math.sqrt(d), K.grad)
+    jac = torch.autograd.functional.jacobian(lambda s: torch.softmax(s, -1), S.detach()[0])
+    torch.testing.assert_close(jac, torch.diag(P[0]) - torch.outer(P[0], P[0]))
