@@ -150,7 +150,8 @@ def _record(conn: sqlite3.Connection, session_id: int, result: Result) -> None:
             time_limit=result.limit,
             timed_out=result.over_time,
         )
-        review.rebuild(conn, result.question.id)
+        if result.rated:  # an open answer's card waits for its self-rating (a crash before it: the next sync replays)
+            review.record(conn, result.question.id, result.uid)
 
 
 def _reveal(conn: sqlite3.Connection, result: Result, reader: Reader, view: View) -> None:
@@ -160,7 +161,7 @@ def _reveal(conn: sqlite3.Connection, result: Result, reader: Reader, view: View
     rating = reader.rating()
     with store.transaction(conn):
         store.set_rating(conn, result.uid, rating)
-        review.rebuild(conn, result.question.id)
+        review.record(conn, result.question.id, result.uid)
     result.rating, result.rated = rating, True
 
 

@@ -64,11 +64,47 @@ def rebuild(conn: sqlite3.Connection, question_id: str) -> None:
     if not log:
         conn.execute("DELETE FROM review_state WHERE question_id = ?", (question_id,))
         return
-    card = replay(question_id, log)
+    _write(conn, question_id, replay(question_id, log))
+
+
+def _write(conn: sqlite3.Connection, question_id: str, card: Card) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO review_state (question_id, card, due, scheduler) VALUES (?, ?, ?, ?)",
         (question_id, card.to_json(), card.due.astimezone(timezone.utc).isoformat(timespec="seconds"), SCHEDULER_TAG),
     )
+
+
+def record(conn: sqlite3.Connection, question_id: str, uid: str) -> None:
+    """Bring a card up to date after attempt ``uid`` was saved or rated (inside the caller's transaction).
+
+    When the stored card holds exactly the attempts before this one and this one is the latest, one
+    scheduler step gives what a replay would; otherwise (an import, a crash before rating) it is replayed.
+    """
+    attempt_id, answered_at, rating = conn.execute("SELECT id, answered_at, rating FROM attempts WHERE uid = ?", (uid,)).fetchone()
+    latest = conn.execute("SELECT attempt_id FROM question_last WHERE question_id = ?", (question_id,)).fetchone()
+    before = conn.execute(
+        "SELECT answered_at FROM attempts WHERE question_id = ? AND (answered_at, id) < (?, ?) ORDER BY answered_at DESC, id DESC LIMIT 1",
+        (question_id, answered_at, attempt_id),
+    ).fetchone()
+    card = _card_before(conn, question_id, before[0] if before else None, answered_at)
+    moment = _moment(answered_at)
+    if card is None or latest is None or latest[0] != attempt_id or moment is None or not _usable([(answered_at, rating)]):
+        rebuild(conn, question_id)
+        return
+    card, _ = _scheduler.review_card(card, Rating(rating), review_datetime=moment)
+    _write(conn, question_id, card)
+
+
+def _card_before(conn: sqlite3.Connection, question_id: str, before: str | None, answered_at: str) -> Card | None:
+    """The card as it stood after the attempt answered at ``before`` (a new one if none), or None if not stored so."""
+    if before is None:
+        return Card(card_id=_card_id(question_id), due=_moment(answered_at))
+    row = conn.execute("SELECT card, scheduler FROM review_state WHERE question_id = ?", (question_id,)).fetchone()
+    try:
+        card = Card.from_json(row[0]) if row and row[1] == SCHEDULER_TAG else None
+        return card if card is not None and card.last_review == _when(before) else None
+    except (ValueError, KeyError, TypeError, OverflowError):
+        return None
 
 
 def _stale(conn: sqlite3.Connection) -> list[str]:

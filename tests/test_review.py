@@ -98,3 +98,56 @@ def test_review_json_with_nothing_due_is_still_json(drill_home):
     result = CliRunner().invoke(app, ["review", "--json"])
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {"kind": "review", "status": "nothing-due", "next_due": None, "answered": 0, "total": 0, "results": []}
+
+
+class Scripted:
+    """Answers by question id, an open answer's self-rating from ``ratings``; renders nothing."""
+
+    def __init__(self, ratings):
+        self.ratings, self.asked = iter(ratings), None
+
+    def answer(self, q, limit, strict):
+        from drill.quiz import Reply
+
+        self.asked = q
+        return Reply({"choice": "b", "numeric": "7 GiB"}.get(q.type, "the variance grows"), 1.0)
+
+    def rating(self):
+        return next(self.ratings)
+
+    def question(self, n, total, q, limit): ...
+    def recap(self, n, total, q): ...
+    def feedback(self, result): ...
+
+
+@pytest.mark.parametrize("reveal", ["each", "end"])
+def test_answers_update_cards_step_by_step_as_a_replay_would(drill_home, bank, monkeypatch, reveal):
+    """Each answer is one scheduler step on the stored card, never a replay of the question's whole log."""
+    import json
+
+    from drill import quiz
+
+    conn, replays = store.connect(), []
+    monkeypatch.setattr(review, "rebuild", lambda conn, qid: replays.append(qid))
+    questions = bank.select(topics=["fx-quiz"])
+    for rating in (Rating.GOOD, Rating.AGAIN, Rating.EASY):
+        script = Scripted([rating])
+        summary = quiz.run(conn, questions, script, script, quiz.Settings(reveal=reveal))
+        assert summary.complete and len(summary.results) == len(questions)
+    assert replays == []
+    for qid, card in conn.execute("SELECT question_id, card FROM review_state"):
+        log = [tuple(r) for r in conn.execute("SELECT answered_at, rating FROM attempts WHERE question_id = ? ORDER BY answered_at, id", (qid,))]
+        assert len(log) == 3
+        assert json.loads(card) == json.loads(review.replay(qid, log).to_json())
+
+
+def test_a_card_behind_the_log_is_replayed_when_answered(drill_home, bank):
+    """An attempt that came in without a card (an import, another writer): the next answer replays the whole log."""
+    conn, q = store.connect(), bank.get("fx-open")
+    log(conn, q, (0, Rating.GOOD), (2, Rating.HARD))
+    with store.transaction(conn):
+        uid = store.insert_attempt(conn, session_id=None, question=q, answer="", correct=None, rating=Rating.EASY, seconds=1,
+                                   time_limit=60, timed_out=False, now=T0 + timedelta(days=5))  # fmt: skip
+        review.record(conn, q.id, uid)
+    entries = [tuple(r) for r in conn.execute("SELECT answered_at, rating FROM attempts ORDER BY answered_at")]
+    assert card_row(conn, q.id)[0] == review.replay(q.id, entries).to_json()
