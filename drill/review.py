@@ -4,7 +4,9 @@
 attempts through a fuzz-free scheduler, so it can be rebuilt at any time with the
 same result. It is rebuilt when a row is missing, was written by another fsrs
 version (the card JSON format may change), or is behind the log (an attempt
-recorded by a process that did not update it). No review history is ever lost.
+recorded by a process that did not update it). A new answer on a current card is
+one scheduler step, which gives the replay's card without reading the whole log.
+No review history is ever lost.
 """
 
 from __future__ import annotations
