@@ -20,11 +20,11 @@ too; a column the local database lacks is ignored.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import sqlite3
 from dataclasses import dataclass, field
-import math
-import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -158,7 +158,7 @@ def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tupl
         raise DrillError(f"{where}: `{'ref' if table == 'sessions' else 'session_id'}` {problem}")
     horizon = now + CLOCK_SKEW
     for name in TIMESTAMPS.get(table, ()):
-        if name not in row or (row[name] is None and name == "ended_at"):
+        if row.get(name) is None:  # only ended_at may be absent: required columns were checked above
             continue
         try:
             moment = datetime.fromisoformat(row[name])
