@@ -72,6 +72,8 @@ def test_choice_questions_are_well_formed(bank):
     """3-5 options; a multi-select prompt says so in both languages, a single-answer one never does."""
     for q in bank.select(types=["choice"]):
         assert 3 <= len(q.choices) <= 5, q.id
+        assert not re.search(r"\b(choose|pick|select) (\d+|two|three|four)\b", q.prompt.en, re.I), f"{q.id}: the count gives part of the answer away"
+        assert not re.search(r"选\s*[2-5两二三四]\s*[个项]", q.prompt.zh), q.id
         if isinstance(q.correct, list):
             assert "select all that apply" in q.prompt.en.lower(), q.id
             assert "多选" in q.prompt.zh, q.id
