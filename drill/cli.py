@@ -225,22 +225,34 @@ def review_cmd(
     lang: LangOpt = None,
     strict: StrictOpt = False,
     as_json: JsonOpt = False,
+    tasks: Annotated[bool, typer.Option("--tasks", help="Review the most overdue whiteboard task instead (a timed whiteboard session).")] = False,
     bank: BankOpt = None,
 ) -> None:
-    """Questions due for spaced review (FSRS), most overdue first."""
+    """Questions and whiteboard tasks due for spaced review (FSRS), most overdue first."""
     from datetime import datetime, timezone
 
-    from drill import dashboard, quiz, review, store
+    from drill import dashboard, quiz, review, store, task_review
     from drill.bank.load import load_bank
     from drill.play import play
     from drill.views import dashboard_view
+    from drill.whiteboard import catalog
 
     lang, loaded, conn = resolve_lang(lang), load_bank(bank), store.connect()
+    task_ids = set(catalog.load())
+    due_tasks = task_review.due(conn, task_ids)
+    if tasks:
+        if not due_tasks:
+            dashboard_view.print_nothing_due(task_review.next_due(conn, task_ids), lang, as_json, tasks=True)
+            return
+        whiteboard_cmd(task=due_tasks[0], file=None, minutes=WHITEBOARD_MINUTES, editor=False, lang=lang)
+        return
     due = review.due_now(conn, set(loaded.questions))
     if not due:
         upcoming = dashboard.next_due(dashboard.due_dates(conn, set(loaded.questions)), datetime.now(timezone.utc))
-        dashboard_view.print_nothing_due(upcoming, lang, as_json)
+        dashboard_view.print_nothing_due(upcoming, lang, as_json, due_tasks=due_tasks)
         return
+    if due_tasks and not as_json:
+        dashboard_view.print_tasks_due(due_tasks, lang)
     questions = [loaded.questions[qid] for qid in due[:limit]]
     options = {"limit": limit, "time": seconds, "lang": lang, "strict": strict}
     raise typer.Exit(play(conn, questions, quiz.Settings(seconds, strict), lang=lang, as_json=as_json, kind="review", options=options))
@@ -311,6 +323,9 @@ def config_list() -> None:
 # --- grade ------------------------------------------------------------------
 
 
+WHITEBOARD_MINUTES = 20
+
+
 def _require_torch() -> None:
     """Grading runs user code with torch: say so in one line before anything is written."""
     from importlib.util import find_spec
@@ -367,7 +382,7 @@ def grade_cmd(
 def whiteboard_cmd(
     task: Annotated[Optional[str], typer.Argument(help="Task id (see drill tasks; default: the first one not passed yet).", autocompletion=completion.task_ids)] = None,
     file: Annotated[Optional[Path], typer.Option("--file", dir_okay=False, help="Your file (default: ./drill_TASK.py); an existing file is resumed, never overwritten.")] = None,
-    minutes: Annotated[int, typer.Option("--minutes", min=1, help="Time limit.")] = 20,
+    minutes: Annotated[int, typer.Option("--minutes", min=1, help="Time limit.")] = WHITEBOARD_MINUTES,
     editor: Annotated[bool, typer.Option("--editor", help="Open the file in $EDITOR (a GUI editor; or edit in another terminal).")] = False,
     lang: LangOpt = None,
 ) -> None:

@@ -3,7 +3,7 @@
 Everything here is read from the log (streak, review due dates, grade runs, accuracy);
 nothing is stored. The one recommended command follows a fixed order: overdue reviews
 first (forgetting is the expensive part), then the daily goal on the weakest topic, then
-the next whiteboard task not yet passed.
+the next whiteboard task not yet passed. Due whiteboard tasks come right after due questions.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from drill import review, stats, streak
+from drill import review, stats, streak, task_review
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Plan:
     weakest_topic: str | None
     next_task: str | None  # the first whiteboard task (catalog order) not passed yet
     failed_tasks: list[str]
+    due_tasks: list[str]  # whiteboard tasks whose FSRS card is due, most overdue first
 
     @property
     def goal_met(self) -> bool:
@@ -33,6 +34,8 @@ class Plan:
     def next_command(self) -> str:
         if self.due_questions:
             return "drill review"
+        if self.due_tasks:
+            return "drill review --tasks"
         if self.failed_tasks:
             return f"drill whiteboard {self.failed_tasks[0]}"
         if not self.goal_met and self.weakest_topic:
@@ -50,6 +53,7 @@ class Plan:
             "next_due": self.next_due.isoformat(timespec="seconds") if self.next_due else None,
             "unseen_questions": self.unseen_questions,
             "weakest_topic": self.weakest_topic,
+            "due_tasks": self.due_tasks,
             "failed_tasks": self.failed_tasks,
             "next_task": self.next_task,
             "next_command": self.next_command,
@@ -67,13 +71,17 @@ def next_due(dates: dict[str, datetime], now: datetime) -> datetime | None:
 
 
 def plan(conn: sqlite3.Connection, known: set[str], task_states: list[tuple[str, str]], now: datetime | None = None) -> Plan:
-    """The plan for ``now``; ``known`` are the loaded question ids, ``task_states`` (task, untried|failed|passed) in catalog order."""
+    """The plan for ``now``; ``known`` are the loaded question ids, ``task_states`` (task, untried|failed|passed) in catalog order.
+
+    A failed task that is also due counts once, as due: its card already brings it back.
+    """
     now = now or datetime.now(timezone.utc)
     dates = due_dates(conn, known)
     due = sum(1 for when in dates.values() if when <= now)
     collected = stats.collect(conn, now)
     weakest = collected.weakest[0].key if collected.weakest else None
-    failed = [task for task, state in task_states if state == "failed"]
+    due_tasks = task_review.due(conn, {task for task, _ in task_states}, now)
+    failed = [task for task, state in task_states if state == "failed" and task not in due_tasks]
     untried = [task for task, state in task_states if state != "passed"]
     return Plan(
         report=collected.report,
@@ -83,4 +91,5 @@ def plan(conn: sqlite3.Connection, known: set[str], task_states: list[tuple[str,
         weakest_topic=weakest,
         next_task=untried[0] if untried else None,
         failed_tasks=failed,
+        due_tasks=due_tasks,
     )

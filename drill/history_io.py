@@ -1,9 +1,9 @@
 """Move practice history between machines as JSON; import merges and never deletes.
 
-Export writes every session, attempt, grade run, review card and config key.
+Export writes every session, attempt, grade run, review card, task review and config key.
 Import is additive and idempotent, all in one transaction:
 
-* attempts and grade runs are matched by ``uid``: present ones are skipped;
+* attempts, grade runs and task reviews are matched by ``uid``: present ones are skipped;
 * sessions are matched by ``uid`` too (a file from before sessions had one gets the
   uid that migration 003 gives, from the session's own content) and attempts are
   re-linked to the local session id;
@@ -33,9 +33,14 @@ from drill.store import CLOCK_SKEW, session_uid, transaction
 
 FORMAT = "drill-history"
 VERSION = 1
-TABLES = ("sessions", "attempts", "grade_runs", "review_state")
-UNIQUE = {"attempts": "uid", "grade_runs": "uid", "review_state": "question_id"}
-TIMESTAMPS = {"sessions": ("started_at", "ended_at"), "attempts": ("answered_at", "local_time"), "grade_runs": ("run_at", "local_time")}
+TABLES = ("sessions", "attempts", "grade_runs", "review_state", "task_reviews")
+UNIQUE = {"attempts": "uid", "grade_runs": "uid", "review_state": "question_id", "task_reviews": "uid"}
+TIMESTAMPS = {
+    "sessions": ("started_at", "ended_at"),
+    "attempts": ("answered_at", "local_time"),
+    "grade_runs": ("run_at", "local_time"),
+    "task_reviews": ("reviewed_at", "local_time"),
+}
 SQLITE_INT = (-(2**63), 2**63 - 1)
 MAX_DEPTH = 100  # an export nests four levels; where the parser gives up, the error names the line past this depth
 
@@ -56,6 +61,9 @@ def dump(conn: sqlite3.Connection) -> dict:
     data: dict = {"format": FORMAT, "version": VERSION, "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     for table in TABLES:
         names = [n for n, _ in _columns(conn, table)]
+        if not names:  # a schema from before the migration that adds this table
+            data[table] = []
+            continue
         if table == "sessions":
             names = ["id", *names]
         rows = [dict(zip(names, r)) for r in conn.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY rowid")]
@@ -178,7 +186,7 @@ def merge(conn: sqlite3.Connection, data: dict, path: Path, now: datetime | None
     counts, now = Counts(), now or datetime.now(timezone.utc)
     with transaction(conn):
         refs = _merge_sessions(conn, data["sessions"], data["attempts"], path, counts, now)
-        for table in ("attempts", "grade_runs", "review_state"):
+        for table in ("attempts", "grade_runs", "review_state", "task_reviews"):
             _merge_rows(conn, table, data[table], path, counts, refs, now)
         for key, value in data["config"].items():
             value = _valid_config(path, key, value)

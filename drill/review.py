@@ -16,14 +16,15 @@ import sqlite3
 from datetime import datetime, timezone
 from importlib.metadata import version
 
-from fsrs import Card, Rating, Scheduler
+from fsrs import Card, Rating
 
 from drill import mistakes, store
+from drill.schedule import QUESTIONS
 
 STATE_FORMAT = 1  # bump when the way cards are derived from the log changes
 SCHEDULER_TAG = f"fsrs {version('fsrs')}/{STATE_FORMAT}"
 
-_scheduler = Scheduler(enable_fuzzing=False)  # no fuzz: a replay must reproduce the same card
+_scheduler = QUESTIONS  # fuzz-free: a replay must reproduce the same card (drill.schedule)
 
 
 def _when(stamp: str) -> datetime:

@@ -91,6 +91,26 @@ MIGRATIONS: list[tuple[str, Step]] = [
     ),
     ("003_session_uid", lambda conn: _add_session_uids(conn)),
     ("004_summaries", lambda conn: _add_summaries(conn)),
+    (
+        "005_task_reviews",
+        # one row per rated whiteboard session: the log that whiteboard tasks' FSRS cards are replayed from
+        """
+        CREATE TABLE task_reviews (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            task TEXT NOT NULL,
+            rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),  -- Again/Hard/Good/Easy, given by the grader
+            hints INTEGER NOT NULL,
+            failing_saves INTEGER NOT NULL,
+            seconds REAL NOT NULL,
+            limit_s REAL NOT NULL,
+            reviewed_at TEXT NOT NULL,          -- UTC ISO-8601
+            local_time TEXT NOT NULL,
+            utc_offset_min INTEGER NOT NULL
+        );
+        CREATE INDEX task_reviews_task ON task_reviews(task, reviewed_at);
+        """,
+    ),
 ]
 
 # Tables kept up to date from the attempt log by triggers, so reading the history costs the number of
@@ -137,7 +157,11 @@ CREATE TRIGGER IF NOT EXISTS attempts_removed AFTER DELETE ON attempts BEGIN {_s
 CREATE TRIGGER IF NOT EXISTS attempts_changed AFTER UPDATE ON attempts BEGIN {_sql(_REMOVE, "OLD")} {_sql(_ADD, "NEW")} END;
 """
 SUMMARY_TRIGGERS = ("attempts_added", "attempts_removed", "attempts_changed")
-CORE_TABLES = ("sessions", "attempts", "grade_runs", "review_state", "config")
+# The log's tables, by the migration that creates them: a database must have those of every applied step.
+CORE_TABLES = {
+    "001_initial": ("sessions", "attempts", "grade_runs", "review_state", "config"),
+    "005_task_reviews": ("task_reviews",),
+}
 
 
 def rebuild_summaries(conn: sqlite3.Connection) -> None:
@@ -272,7 +296,8 @@ def migrate(conn: sqlite3.Connection, new: bool = False) -> list[str]:
 def _check_schema(conn: sqlite3.Connection) -> None:
     """Refuse a database that lost a table; silently remake lost summaries (they are derived from the log)."""
     present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
-    lost = [t for t in CORE_TABLES if t not in present]
+    required = [t for name, _ in MIGRATIONS for t in CORE_TABLES.get(name, ())]
+    lost = [t for t in required if t not in present]
     if lost:
         raise DrillError(
             f"{conn_path(conn)}: damaged drill database: table `{lost[0]}` is missing;"

@@ -12,7 +12,8 @@ import pexpect
 import pytest
 from typer.testing import CliRunner
 
-from drill import store
+from drill import store, task_review
+from drill.whiteboard import catalog
 from drill.cli import app
 from practice import BANK_YAML, QUESTION, add_attempt, add_run
 
@@ -84,7 +85,8 @@ def test_goal_met_moves_on_to_the_next_whiteboard_task(bank):
         add_run(conn, datetime.now() - timedelta(minutes=5), task="sdpa", passed=1)  # a whiteboard pass meets the goal
     got = plan(bank)
     assert got["today"]["met"]
-    assert got["next_command"] == "drill whiteboard mha"
+    first_open = next(task for task in catalog.load() if task != "sdpa")  # the catalog's order, sdpa done
+    assert got["next_command"] == f"drill whiteboard {first_open}"
 
 
 def test_the_plan_in_chinese():
@@ -116,3 +118,24 @@ def test_review_with_nothing_due_says_when_the_next_question_is(bank):
     assert when > datetime.now(when.tzinfo)  # Good on a new card: due later, not now
     shown = runner.invoke(app, ["review", "--lang", "zh", "--bank", str(bank)]).output
     assert "下一题" in shown and when.astimezone().strftime("%Y-%m-%d") in shown
+
+
+def test_a_due_whiteboard_task_comes_right_after_due_questions(bank):
+    conn = store.connect()
+    week_ago = datetime.now().astimezone() - timedelta(days=7)
+    task_review.record(conn, task_review.Session("gqa", False, 0, 3, 1200.0, 1200.0), week_ago)  # unsolved: Again, due next day
+    with store.transaction(conn):
+        add_run(conn, datetime.now() - timedelta(hours=1), task="gqa", passed=0)
+    got = plan(bank)
+    assert got["due_tasks"] == ["gqa"] and got["failed_tasks"] == []  # counted once, as due
+    assert got["next_command"] == "drill review --tasks"
+    shown = runner.invoke(app, ["today", "--bank", str(bank)]).output
+    assert "1 due for review: gqa" in shown
+    nothing = runner.invoke(app, ["review", "--bank", str(bank)])
+    assert nothing.exit_code == 0 and "Whiteboard task due too: gqa (drill review --tasks)" in nothing.output
+
+
+def test_review_tasks_with_nothing_due():
+    result = runner.invoke(app, ["review", "--tasks", "--lang", "zh"])
+    assert result.exit_code == 0
+    assert "做过一道" in result.output

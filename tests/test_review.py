@@ -97,7 +97,7 @@ def test_review_json_with_nothing_due_is_still_json(drill_home):
 
     result = CliRunner().invoke(app, ["review", "--json"])
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == {"kind": "review", "status": "nothing-due", "next_due": None, "answered": 0, "total": 0, "results": []}
+    assert json.loads(result.stdout) == {"kind": "review", "status": "nothing-due", "next_due": None, "due_tasks": [], "answered": 0, "total": 0, "results": []}
 
 
 class Scripted:

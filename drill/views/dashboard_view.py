@@ -27,6 +27,7 @@ TEXT = {
     "weakest": ("Weakest topic", "最弱主题"),
     "weakest_none": ("not enough answers yet", "作答还不够多，暂无"),
     "tasks": ("Coding", "手写代码"),
+    "tasks_due_now": ("{n} due for review: {tasks}", "{n} 道到期要复习：{tasks}"),
     "tasks_failed": ("not passed yet: {tasks}", "尚未通过：{tasks}"),
     "tasks_next": ("next: {task}", "下一道：{task}"),
     "tasks_done": ("every task passed", "全部通过"),
@@ -35,6 +36,10 @@ TEXT = {
     "review_none": ("Nothing is due for review; the next question is due {when}.", "现在没有要复习的题；下一题 {when} 到期。"),
     "review_empty": ("Nothing is due for review yet.", "现在还没有要复习的题。"),
     "review_learn": ("Run `drill quiz` to learn new questions.", "运行 `drill quiz` 学新题。"),
+    "tasks_none": ("No whiteboard task is due; the next one is due {when}.", "现在没有到期的白板题；下一道 {when} 到期。"),
+    "tasks_empty": ("No whiteboard task is due: tasks join the review once you have done one (drill whiteboard).",
+                    "现在没有到期的白板题：做过一道（drill whiteboard）之后，白板题才会加入复习。"),
+    "tasks_due": ("Whiteboard task{s} due too: {tasks} (drill review --tasks)", "还有到期的白板题：{tasks}（drill review --tasks）"),
 }
 
 
@@ -69,7 +74,9 @@ def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
     if plan.unseen_questions:
         rows.append(("unseen", _t("unseen_value", lang, n=plan.unseen_questions)))
     rows.append(("weakest", plan.weakest_topic or _t("weakest_none", lang)))
-    if plan.failed_tasks:
+    if plan.due_tasks:
+        tasks = _t("tasks_due_now", lang, tasks=", ".join(plan.due_tasks), n=len(plan.due_tasks))
+    elif plan.failed_tasks:
         tasks = _t("tasks_failed", lang, tasks=", ".join(plan.failed_tasks))
     elif plan.next_task:
         tasks = _t("tasks_next", lang, task=plan.next_task)
@@ -88,11 +95,22 @@ def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
 
 
 
-def print_nothing_due(upcoming: datetime | None, lang: str, as_json: bool) -> None:
-    """``drill review`` with nothing due: when the next item is, as Anki says."""
+def print_nothing_due(upcoming: datetime | None, lang: str, as_json: bool, *, tasks: bool = False, due_tasks: list[str] = ()) -> None:
+    """``drill review`` (``--tasks``) with nothing due: when the next item is, as Anki says."""
     if as_json:
         when = upcoming.isoformat(timespec="seconds") if upcoming else None
-        print(json.dumps({"kind": "review", "status": "nothing-due", "next_due": when, "answered": 0, "total": 0, "results": []}))
+        print(json.dumps({"kind": "review", "status": "nothing-due", "next_due": when, "due_tasks": list(due_tasks),
+                          "answered": 0, "total": 0, "results": []}))  # fmt: skip
+        return
+    if tasks:
+        out.print(_t("tasks_none", lang, when=_when(upcoming)) if upcoming else _t("tasks_empty", lang), markup=False)
         return
     out.print(_t("review_none", lang, when=_when(upcoming)) if upcoming else _t("review_empty", lang), markup=False)
-    out.print(_t("review_learn", lang), markup=False)
+    if due_tasks:
+        print_tasks_due(due_tasks, lang)
+    else:
+        out.print(_t("review_learn", lang), markup=False)
+
+
+def print_tasks_due(due_tasks: list[str], lang: str) -> None:
+    out.print(_t("tasks_due", lang, tasks=", ".join(due_tasks), n=len(due_tasks)), markup=False)

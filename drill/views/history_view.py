@@ -7,7 +7,8 @@ from pathlib import Path
 from drill.history_io import Counts
 from drill.views.console import out
 
-LABELS = {"sessions": "sessions", "attempts": "attempts", "grade_runs": "grade runs", "review_state": "review cards", "config": "config keys"}
+LABELS = {"sessions": "sessions", "attempts": "attempts", "grade_runs": "grade runs", "review_state": "review cards",
+          "task_reviews": "task reviews", "config": "config keys"}  # fmt: skip
 
 
 def print_exported(path: Path, counts: dict[str, int]) -> None:
