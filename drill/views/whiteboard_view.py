@@ -67,15 +67,32 @@ def print_outcome(outcome, streak_line: str) -> None:
         out.print(f"[dim]{escape(streak_line)}[/]")
 
 
+TRACK_NAMES = {
+    "attention": ("attention", "注意力"),
+    "positions": ("positions", "位置编码"),
+    "inference": ("inference", "推理"),
+    "building blocks": ("building blocks", "基础模块"),
+    "training": ("training", "训练"),
+    "alignment": ("alignment", "对齐"),
+    "decoding": ("decoding", "解码"),
+    "tokenization": ("tokenization", "分词"),
+}
+
+
 def print_tasks(statuses: list[Status], as_json: bool, lang: str) -> None:
     if as_json:
         print(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
         return
     table = Table(title="Whiteboard tasks", title_justify="left")
-    for name in ("task", "level", "title", "status", "best"):
+    for name in ("track", "task", "level", "title", "status", "best"):
         table.add_column(name, justify="right" if name == "best" else "left")
-    for s in statuses:
+    track = None
+    for s in statuses:  # the catalog's order: by track, then by level
+        if track is not None and s.exercise.track != track:
+            table.add_section()
+        shown = TRACK_NAMES[s.exercise.track][lang == "zh"] if s.exercise.track != track else ""
+        track = s.exercise.track
         best = "-" if s.best_seconds is None else clock(s.best_seconds)
-        table.add_row(s.exercise.id, s.exercise.level, s.exercise.title.get(lang, s.exercise.title["en"]), STATES[s.state], best)
+        table.add_row(shown, s.exercise.id, s.exercise.level, s.exercise.title.get(lang, s.exercise.title["en"]), STATES[s.state], best)
     out.print(table)
     out.print("[dim]Start one with: drill whiteboard TASK[/]")

@@ -1,7 +1,9 @@
-"""The exercise catalog (tasks.yaml, Rustlings-style) and each task's status from the history.
+"""The exercise catalog (Rustlings-style) and each task's status from the history.
 
-One versioned file holds every task's level, titles, template, reference solution and three
-hints (nudge, stronger, nearly the solution), so adding an exercise is data, not code.
+Every task folder (drill/grade/tasks/<id>/) holds a versioned ``task.yaml`` with the task's
+track, level, titles and three hints (nudge, stronger, nearly the solution), next to its
+``template.py`` and ``solution.py``: adding an exercise touches that folder only. The catalog
+lists them grouped by track, in TRACKS order, and by level inside a track.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ import yaml
 
 from drill.errors import DrillError
 
-CATALOG = Path(__file__).with_name("tasks.yaml")
+FOLDER = Path(__file__).resolve().parents[1] / "grade" / "tasks"  # not imported: `drill` alone must not load drill.grade
 FORMAT_VERSION = 1
 HINTS = 3
-
+TRACKS = ("attention", "positions", "inference", "building blocks", "training", "alignment", "decoding", "tokenization")
+LEVELS = ("L1", "L2", "L3")
 
 @dataclass(frozen=True)
 class Exercise:
     id: str
+    track: str
     level: str
     title: dict[str, str]
     template: Path
@@ -40,29 +44,32 @@ class Status:
 
     def to_json(self) -> dict:
         e = self.exercise
-        return {"id": e.id, "level": e.level, "title": e.title["en"], "title_zh": e.title["zh"],
+        return {"id": e.id, "track": e.track, "level": e.level, "title": e.title["en"], "title_zh": e.title["zh"],
                 "status": self.state, "best_seconds": self.best_seconds}  # fmt: skip
 
 
 @lru_cache(maxsize=None)
-def load(path: Path = CATALOG) -> dict[str, Exercise]:
-    """Every exercise by id, in file order; a malformed catalog is a DrillError naming the entry."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+def load(root: Path = FOLDER) -> dict[str, Exercise]:
+    """Every exercise by id, by track, then level, then id; a malformed entry is a DrillError naming its file."""
+    exercises = [_exercise(path) for path in root.glob("*/task.yaml")]
+    return {e.id: e for e in sorted(exercises, key=lambda e: (TRACKS.index(e.track), LEVELS.index(e.level), e.id))}
+
+
+def _exercise(path: Path) -> Exercise:
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if data.get("format_version") != FORMAT_VERSION:
         raise DrillError(f"{path}: format_version {data.get('format_version')!r} is not {FORMAT_VERSION}; upgrade drill")
-    exercises = {}
-    for entry in data["tasks"]:
-        try:
-            exercise = Exercise(
-                entry["id"], entry["level"], dict(entry["title"]), path.parent / entry["template"],
-                path.parent / entry["solution"], tuple(dict(h) for h in entry["hints"]),
-            )  # fmt: skip
-        except (KeyError, TypeError) as exc:
-            raise DrillError(f"{path}: task {entry.get('id', '?')}: missing or malformed {exc}") from None
-        if len(exercise.hints) != HINTS or not exercise.template.is_file() or not exercise.solution.is_file():
-            raise DrillError(f"{path}: task {exercise.id}: needs {HINTS} hints and existing template and solution files")
-        exercises[exercise.id] = exercise
-    return exercises
+    folder = path.parent
+    try:
+        exercise = Exercise(folder.name, data["track"], data["level"], dict(data["title"]), folder / "template.py",
+                            folder / "solution.py", tuple(dict(h) for h in data["hints"]))  # fmt: skip
+    except (KeyError, TypeError) as exc:
+        raise DrillError(f"{path}: missing or malformed {exc}") from None
+    if exercise.track not in TRACKS or exercise.level not in LEVELS:
+        raise DrillError(f"{path}: track must be one of {', '.join(TRACKS)} and level one of {', '.join(LEVELS)}")
+    if len(exercise.hints) != HINTS or not exercise.template.is_file() or not exercise.solution.is_file():
+        raise DrillError(f"{path}: needs {HINTS} hints and the files template.py and solution.py beside it")
+    return exercise
 
 
 def get(task: str) -> Exercise:

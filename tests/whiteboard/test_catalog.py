@@ -16,7 +16,8 @@ from drill.grade.benchfit import BenchResult, growth_label, loglog_slope
 from drill.whiteboard import catalog, session
 from drill.whiteboard.watch import FileWatcher
 
-TEN = ["sdpa", "mha", "causal", "padding", "cross", "gqa", "kv_cache", "flash", "rope", "block"]
+# Grouped by track (attention, positions, inference, building blocks), by level inside a track, then by id.
+TEN = ["sdpa", "causal", "cross", "mha", "padding", "gqa", "rope", "kv_cache", "flash", "block"]
 T0 = datetime(2025, 3, 1, 12, tzinfo=timezone.utc)
 
 
@@ -30,10 +31,17 @@ def test_catalog_has_ten_tasks_with_three_bilingual_hints():
 
 
 def test_catalog_refuses_another_format_version(tmp_path):
-    bad = tmp_path / "tasks.yaml"
-    bad.write_text("format_version: 2\ntasks: []\n")
+    (tmp_path / "sdpa").mkdir()
+    (tmp_path / "sdpa" / "task.yaml").write_text("format_version: 2\n")
     with pytest.raises(DrillError, match="format_version"):
-        catalog.load(bad)
+        catalog.load(tmp_path)
+
+
+def test_catalog_orders_by_track_then_level():
+    exercises = list(catalog.load().values())
+    keys = [(catalog.TRACKS.index(e.track), e.level) for e in exercises]
+    assert keys == sorted(keys)
+    assert [e.track for e in exercises][:1] == ["attention"] and exercises[-1].track == "building blocks"
 
 
 def test_tasks_json_reports_untried_failed_and_best_pass():
@@ -47,7 +55,8 @@ def test_tasks_json_reports_untried_failed_and_best_pass():
     assert [t for t in rows] == TEN
     assert (rows["sdpa"]["status"], rows["sdpa"]["best_seconds"]) == ("passed", 120.0)
     assert rows["mha"]["status"] == "failed" and rows["causal"]["status"] == "untried"
-    assert {"id", "level", "title", "status"} <= set(rows["flash"])
+    assert {"id", "track", "level", "title", "status"} <= set(rows["flash"])
+    assert rows["flash"]["track"] == "inference" and rows["rope"]["track"] == "positions"
 
 
 def test_prepare_resumes_an_existing_file(tmp_path):

@@ -13,7 +13,7 @@ from drill.grade.battery import run_battery
 from drill.grade.codes import CODES
 from drill.grade.report import CATEGORIES, STATUSES
 
-from whiteboard_impls import BROKEN, CORRECT, IMPLS, expected_code
+from whiteboard_impls import BROKEN, CORRECT, IMPLS, expected_code, mutant
 
 # A bool mask has no gradient; rope mixes no positions, so nothing can leak.
 NOT_APPLICABLE = {"padding": {"gradient"}, "rope": {"mask-leak"}}
@@ -46,7 +46,7 @@ def test_checks_have_ids_categories_and_statuses():
 
 
 def test_allow_builtins_lifts_the_rule():
-    path = IMPLS / "broken" / "uses-builtin__1.py"
+    path = mutant("uses-builtin__1.py")
     report = run_battery(path, allow_builtins=True)
     assert report.passed, [(c.id, c.message) for c in report.checks if c.status != "pass"]
     assert "--allow-builtins" in next(c for c in report.checks if c.id == "rules.builtins").message
@@ -60,7 +60,7 @@ def test_task_override_on_a_file_without_that_entry():
 
 
 def test_leak_evidence_names_the_pair():
-    report = run_battery(IMPLS / "broken" / "causal-off-by-one__1.py")
+    report = run_battery(mutant("causal-off-by-one__1.py"))
     leak = next(c for c in report.checks if c.id == "mask-leak.future")
     assert leak.status == "fail" and "position 0 changes when future position 1 changes" in leak.message
     jac = next(c for c in report.checks if c.id == "mask-leak.jacobian")
@@ -107,5 +107,5 @@ def test_cuda_runs_half_precisions(name):
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_cuda_broken_is_still_diagnosed():
-    report = run_battery(IMPLS / "broken" / "scale-missing__1.py", device="cuda")
+    report = run_battery(mutant("scale-missing__1.py"), device="cuda")
     assert "scale-missing" in [d.code for d in report.diagnosis]

@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from drill.cli import app
-from whiteboard_impls import IMPLS
+from whiteboard_impls import IMPLS, mutant
 
 runner = CliRunner()
 CORRECT = str(IMPLS / "correct" / "sdpa_matmul.py")
-BROKEN = str(IMPLS / "broken" / "mask-inverted__1.py")
+BROKEN = str(mutant("mask-inverted__1.py"))
 
 
 def test_correct_file_passes_with_json():

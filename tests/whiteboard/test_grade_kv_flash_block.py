@@ -11,10 +11,10 @@ from torch import nn
 from drill.grade.context import Context, WrongShape
 from drill.grade.layouts import find_layout
 from drill.grade.reference import attention, causal_mask
-from drill.grade.task_block import find_block_layout
-from drill.grade.task_flash import FlashVariant, tiled_reference
+from drill.grade.tasks.block.task import find_block_layout
+from drill.grade.tasks.flash.task import FlashVariant, tiled_reference
 from drill.grade.user.spy import LargestTensor
-from drill.grade.task_kv_cache import TASK as KV, KVVariant, decode_reference
+from drill.grade.tasks.kv_cache.task import TASK as KV, KVVariant, decode_reference
 
 
 def randn(*shape, seed=0):

@@ -1,15 +1,25 @@
-"""Paths of the whiteboard fixtures: real files, one implementation each."""
+"""Paths of the whiteboard fixtures: real files, one implementation each.
+
+The mutants (one classic bug each) live in their task's folder, drill/grade/tasks/<task>/mutants/,
+where ``drill selftest`` finds them too; broken/ keeps the one that belongs to no task.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 IMPLS = Path(__file__).parent / "impls"
+TASKS_DIR = Path(__file__).resolve().parents[2] / "drill" / "grade" / "tasks"
 CORRECT = sorted((IMPLS / "correct").glob("*.py"))
-BROKEN = sorted((IMPLS / "broken").glob("*.py"))
+BROKEN = sorted([*TASKS_DIR.glob("*/mutants/*.py"), *(IMPLS / "broken").glob("*.py")], key=lambda p: p.name)
 HOSTILE = IMPLS / "hostile"
 
 
+def mutant(name: str) -> Path:
+    """The mutant file ``name`` (e.g. "scale-missing__1.py"), whichever task folder holds it."""
+    return next(p for p in BROKEN if p.name == name)
+
+
 def expected_code(path: Path) -> str:
-    """broken/<code>__<n>.py must be diagnosed as <code>."""
+    """<code>__<n>.py must be diagnosed as <code>."""
     return path.stem.split("__")[0]

@@ -14,11 +14,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from drill.grade.compare import against_truth
+from drill.grade.checks.compare import against_truth
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import Layout, find_layout, is_linear
 from drill.grade.reference import CORRECT, Variant, module_attention
-from drill.grade.task_module import BASE, NO_LAYOUT, Built, ModuleTask
+from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
 
 LN_NAMES = (("ln1", "ln_1", "norm1"), ("ln2", "ln_2", "norm2"))
 ATTN_NAMES = ("attn", "self_attn", "attention")

@@ -13,10 +13,10 @@ from functools import partial
 
 import torch
 
-from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_shape, moved
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_shape, moved
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
-from drill.grade.task_module import BASE, NO_LAYOUT, Built, ModuleTask
+from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
 
 DECODE_CASES = (
     ("numerical.decode-one-token-at-a-time", (1,) * 7),

@@ -1,4 +1,6 @@
-"""The ``mha`` and ``causal`` tasks: an nn.Module graded against a reference built from its own weights."""
+"""The engine of every module task (mha, causal and the tasks built on them): an nn.Module graded
+against a reference built from its own weights. A task folder makes its task an instance or a
+subclass of :class:`ModuleTask`."""
 
 from __future__ import annotations
 
@@ -9,11 +11,11 @@ from itertools import permutations
 import torch
 from torch import nn
 
-from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import ACCEPTED, Layout, find_layout
 from drill.grade.reference import CORRECT, Variant, causal_mask, module_attention
-from drill.grade.task_sdpa import (
+from drill.grade.checks.common import (
     deterministic_check,
     fully_masked_check,
     jacobian_check,
@@ -312,7 +314,3 @@ class Probe:
 
     def expected(self, variant: Variant):
         return self.task.reference(self.built, self.x, self.mask, torch.float64, variant)
-
-
-MHA = ModuleTask("mha", causal=False)
-CAUSAL = ModuleTask("causal", causal=True)

@@ -15,9 +15,9 @@ from functools import partial
 
 import torch
 
-from drill.grade.compare import against_truth, expect_like, expect_shape
+from drill.grade.checks.compare import against_truth, expect_like, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
-from drill.grade.task_sdpa import no_mutation_check
+from drill.grade.checks.common import no_mutation_check
 
 LAYOUTS = ("interleaved", "half")
 X = (2, 3, 5, 8)

@@ -12,10 +12,10 @@ from functools import partial
 
 import torch
 
-from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, attention, causal_mask, scale_factor
-from drill.grade.task_sdpa import deterministic_check, jacobian_check, large_logits_verdict, no_mutation_check
+from drill.grade.checks.common import deterministic_check, jacobian_check, large_logits_verdict, no_mutation_check
 
 # (id, q shape, kv length, Dv, causal, block_size): B, H, T, D, Dv never coincide.
 SHAPE_CASES = (

@@ -13,12 +13,12 @@ from functools import partial
 
 import torch
 
-from drill.grade.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import Layout, find_layout
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
-from drill.grade.task_module import NO_LAYOUT, PROJECTION_HYPOTHESES, Built, instantiate
-from drill.grade.task_sdpa import (
+from drill.grade.checks.module import NO_LAYOUT, PROJECTION_HYPOTHESES, Built, instantiate
+from drill.grade.checks.common import (
     deterministic_check,
     fully_masked_check,
     large_logits_verdict,

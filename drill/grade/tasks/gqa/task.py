@@ -2,7 +2,7 @@
 
 K and V have n_kv_heads heads; query head h reads kv head h // (n_heads // n_kv_heads), the
 grouping of LLaMA's ``repeat_kv`` (``repeat_interleave`` on the head axis). The module
-battery of task_module runs on MQA (one kv head) and on 8 heads over 2 kv heads; extra
+battery of the module engine (drill.grade.checks.module) runs on MQA (one kv head) and on 8 heads over 2 kv heads; extra
 checks cover a 6-over-2 grouping and the MHA extreme (n_kv_heads == n_heads).
 """
 
@@ -14,12 +14,12 @@ from functools import partial
 import torch
 from torch import nn
 
-from drill.grade.compare import against_truth
+from drill.grade.checks.compare import against_truth
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import SEPARATE, SEPARATE_OUT, Layout, is_linear
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
-from drill.grade.task_module import NO_LAYOUT, Built, ModuleTask, Probe, instantiate
-from drill.grade.task_sdpa import large_logits_verdict, padding_mask, random_mask
+from drill.grade.checks.module import NO_LAYOUT, Built, ModuleTask, Probe, instantiate
+from drill.grade.checks.common import large_logits_verdict, padding_mask, random_mask
 
 # kv heads for the head counts the inherited module checks use: MQA, and 8 over 2 for "eight-heads".
 KV_HEADS = {1: 1, 2: 1, 3: 1, 8: 2}

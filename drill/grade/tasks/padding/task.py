@@ -12,10 +12,10 @@ from functools import partial
 
 import torch
 
-from drill.grade.compare import LEAK_THRESHOLD, expect_shape, moved
+from drill.grade.checks.compare import LEAK_THRESHOLD, expect_shape, moved
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.reference import CORRECT, Variant, attention, causal_mask
-from drill.grade.task_sdpa import no_mutation_check
+from drill.grade.checks.common import no_mutation_check
 
 # (lengths, T): a length of 1, a length of T, T above every length, a single sample.
 CASES = (((5, 1, 3), 5), ((2, 4), 6), ((7, 7), 7), ((1,), 3))

@@ -1,0 +1,98 @@
+"""Checks every task shares: masks for the inputs, the float64 Jacobian leak check, the large-logits
+verdict, in-place mutation, determinism and the fully-masked-row advisory. No task imports another:
+what two tasks both need lives here (or in drill.grade.checks.compare, drill.grade.reference).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from drill.grade.checks.compare import expect_shape, first_nonfinite
+from drill.grade.context import Context, outcome
+
+
+def random_mask(shape, gen: torch.Generator, device) -> torch.Tensor:
+    """Random bool mask with at least one allowed key per query row."""
+    mask = torch.rand(shape, generator=gen) < 0.6
+    pick = torch.randint(shape[-1], (*shape[:-1], 1), generator=gen)
+    return mask.scatter(-1, pick, True).to(device)
+
+
+def padding_mask(lengths, t: int, device) -> torch.Tensor:
+    """[B, 1, 1, T]: key j of sample b is real iff j < lengths[b]."""
+    return (torch.arange(t)[None, :] < torch.tensor(lengths)[:, None])[:, None, None, :].to(device)
+
+
+def jacobian_check(ctx: Context, fn, x):
+    """d out[t] / d x[t'] must be exactly 0 for t' > t (and across samples), non-zero for t' <= t.
+
+    One float64 vector-Jacobian product per output row (a random cotangent cannot cancel).
+    """
+    out = ctx.call(fn, x)
+    expect_shape(out[..., 0], x.shape[:2], "output (leading dims)")
+    b, t = x.shape[:2]
+    gen = ctx.generator(501)
+    for s in range(b):
+        for i in range(t):
+            cotangent = torch.zeros_like(out)
+            cotangent[s, i] = ctx.randn(out.shape[-1], gen=gen, dtype=out.dtype)
+            scalar = (out * cotangent).sum()  # no grad_outputs: passing one makes autograd import sympy
+            (grad,) = ctx.call(torch.autograd.grad, scalar, x, retain_graph=True, allow_unused=True, watch=False)
+            block = torch.zeros(b, t) if grad is None else grad.abs().sum(dim=-1)  # [B, T]
+            for j in range(t):
+                if j > i and block[s, j] != 0:
+                    return outcome("fail", f"d out[{i}] / d x[{j}] is {block[s, j]:.3g}, not 0: position {i} sees {j}")
+                if j <= i and block[s, j] == 0:
+                    return outcome("fail", f"d out[{i}] / d x[{j}] is 0: position {i} cannot see position {j}")
+            other = [s2 for s2 in range(b) if s2 != s and (block[s2] != 0).any()]
+            if other:
+                return outcome("fail", f"sample {s} position {i} depends on sample {other[0]}")
+    return outcome("pass", "float64 Jacobian: exactly 0 above the diagonal, non-zero on and below it")
+
+
+def large_logits_verdict(out, truth):
+    expect_shape(out, truth.shape)
+    bad = first_nonfinite(out, truth)
+    if bad is not None:
+        return outcome("fail", f"logits ~1e3 give a non-finite output at {list(bad)}", "unstable-softmax")
+    error = (out.double() - truth).abs().max().item()
+    if error > 1e-6 * max(1.0, truth.abs().max().item()):
+        return outcome("fail", f"logits ~1e3: max error {error:.3g} against the float64 reference")
+    return outcome("pass", f"logits ~1e3 (float64): finite, max error {error:.2g}")
+
+
+def no_mutation_check(ctx: Context, call, named_inputs):
+    before = {name: t.clone() for name, t in named_inputs.items()}
+    call()
+    changed = [name for name, t in named_inputs.items() if not torch.equal(t, before[name])]
+    if changed:
+        return outcome("fail", f"modified in place: {', '.join(changed)}", "mutates-input")
+    return outcome("pass", f"{', '.join(named_inputs)} unchanged")
+
+
+def deterministic_check(call):
+    first, second = call(), call()
+    expect_shape(second, first.shape)
+    if not torch.allclose(first, second, rtol=0, atol=0, equal_nan=True):
+        diff = (first - second).abs().max().item()
+        return outcome("fail", f"two identical calls differ by {diff:.3g} (dropout left on?)", "dropout-in-eval")
+    return outcome("pass", "two identical calls give identical outputs")
+
+
+def fully_masked_check(ctx: Context, call, row_index):
+    """Advisory: what happens to a query that may attend to nothing."""
+    out = call()
+    row = out[row_index]
+    if torch.isnan(row).all():
+        return outcome(
+            "warn",
+            "a fully masked row gives NaN; torch >= 2.5 returns 0 there. Either is defensible, "
+            "but NaN spreads through the next layer: fill such rows with 0 if they can occur.",
+        )
+    if row.abs().max().item() == 0:
+        return outcome("pass", "a fully masked row gives 0, as torch >= 2.5 does")
+    return outcome(
+        "warn",
+        "a fully masked row gives a finite non-zero output (a -1e9 fill averages all values uniformly); "
+        "torch >= 2.5 returns 0 there.",
+    )
