@@ -4,19 +4,40 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from drill import mistakes, review, stats, store
 from drill.bank.load import load_bank
-from drill.grade.codes import CODES
+from drill.diagnosis_codes import all_codes, files
+from drill.errors import DrillError
 
 T0 = datetime(2025, 3, 1, 12, tzinfo=timezone.utc)
 
 
-def test_every_code_is_mapped_to_existing_bundled_questions():
-    """A new diagnosis code in drill/grade/codes.py needs its entry in drill/mistakes.py (may be empty)."""
+def test_every_code_links_only_existing_bundled_questions():
     bank = load_bank(None).questions
-    assert set(mistakes.CODE_QUESTIONS) == set(CODES)
-    missing = {code: qid for code, ids in mistakes.CODE_QUESTIONS.items() for qid in ids if qid not in bank}
+    missing = {code: qid for code, c in all_codes().items() for qid in c.questions if qid not in bank}
     assert not missing
+
+
+def test_codes_come_from_the_shared_file_and_the_task_folders():
+    names = {p.parent.name for p in files()}
+    assert "checks" in names and {"flash", "rope"} <= names
+    assert "flash-missing-rescale" in all_codes() and "scale-missing" in all_codes()
+
+
+def test_a_code_defined_twice_names_its_file(tmp_path, monkeypatch):
+    from drill import diagnosis_codes
+
+    twice = tmp_path / "codes.yaml"
+    twice.write_text(files()[0].read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(diagnosis_codes, "files", lambda: [files()[0], twice])
+    diagnosis_codes.all_codes.cache_clear()
+    try:
+        with pytest.raises(DrillError, match=f"{twice}: code '.*' is defined twice"):
+            diagnosis_codes.all_codes()
+    finally:
+        diagnosis_codes.all_codes.cache_clear()
 
 
 def test_questions_for_keeps_order_and_drops_repeats():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from drill.grade.codes import explain
+from drill.diagnosis_codes import explain
 from drill.grade.context import Context
 from drill.grade.remote import UserCodeError
 from drill.grade.reference import CORRECT

@@ -1,0 +1,59 @@
+"""The documented diagnosis codes: what each classic mistake is, how to fix it, and the bank
+questions on the same concept, in English and Chinese.
+
+Codes shared by several tasks are in ``drill/grade/checks/codes.yaml``; a task's own codes sit in
+its folder as ``drill/grade/tasks/<task>/codes.yaml``, so adding a task adds its codes there and
+touches nothing else. Outside drill.grade, torch-free and read lazily: ``drill review`` and
+``drill stats`` map codes to questions with it without loading the grader.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import NamedTuple
+
+from drill.errors import DrillError
+
+GRADE = Path(__file__).resolve().parent / "grade"  # read as files: importing drill.grade is not needed to name a code
+FORMAT_VERSION = 1
+
+
+class Code(NamedTuple):
+    message: str
+    fix: str
+    message_zh: str
+    fix_zh: str
+    questions: tuple[str, ...] = ()  # bank ids made due in drill review after a failing run with this code
+
+
+def files() -> list[Path]:
+    return [GRADE / "checks" / "codes.yaml", *sorted((GRADE / "tasks").glob("*/codes.yaml"))]
+
+
+@cache
+def all_codes() -> dict[str, Code]:
+    """Every code by name, from every codes file; a code defined twice or a malformed entry names its file."""
+    import yaml
+
+    found: dict[str, Code] = {}
+    for path in files():
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+        if data.get("format_version") != FORMAT_VERSION:
+            raise DrillError(f"{path}: format_version must be {FORMAT_VERSION}")
+        for name, entry in (data.get("codes") or {}).items():
+            if name in found:
+                raise DrillError(f"{path}: code {name!r} is defined twice")
+            try:
+                found[name] = Code(entry["en"], entry["fix_en"], entry["zh"], entry["fix_zh"], tuple(entry.get("questions") or ()))
+            except (KeyError, TypeError) as exc:
+                raise DrillError(f"{path}: code {name!r}: missing or malformed {exc}") from None
+    return found
+
+
+def explain(codes) -> list:
+    """One Diagnosis per distinct code, in order."""
+    from drill.grade.report import Diagnosis
+
+    known = all_codes()
+    return [Diagnosis(code, *known[code][:4]) for code in dict.fromkeys(codes)]
