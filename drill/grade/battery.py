@@ -150,6 +150,6 @@ def run_battery(
         names_left = ", ".join(sorted(set(left))[:5])
         finish(Check("isolation.processes", "robustness", "warn",
                      f"your code left {len(left)} process{'es' if len(left) > 1 else ''} running ({names_left}); "
-                     "drill killed them at the end of the grade"))  # fmt: skip
+                     f"drill killed {'them' if len(left) > 1 else 'it'} at the end of the grade"))  # fmt: skip
     report.duration_s = time.perf_counter() - started
     return report

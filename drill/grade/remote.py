@@ -118,12 +118,14 @@ class Zygote:
         out_r, out_w = os.pipe()
         try:
             socket.send_fds(self.control, [json.dumps({"op": "fork", **config}).encode()], [theirs.fileno(), out_w])
-        except OSError:
-            raise Abort("isolation.exit", "the zygote is gone") from None
+            return int(self._answer(30)["pid"]), ours, out_r
+        except (OSError, Abort):
+            ours.close()
+            os.close(out_r)
+            raise InternalError("the grader's zygote is gone; the next grade starts a new one") from None
         finally:
             theirs.close()
             os.close(out_w)
-        return int(self._answer(30)["pid"]), ours, out_r
 
     def reap(self, pid: int) -> tuple[int | None, list[str]]:
         """Kill the user side ``pid`` and all it left; (its exit code, names of processes left)."""
@@ -147,11 +149,11 @@ _ZYGOTES: dict[int | None, Zygote] = {}
 REAP_ORPHANS = False  # set by the judge process, a subreaper: kill what a dead zygote's tree left here
 
 
-def reap_orphans() -> list[str]:
+def reap_orphans(unreported: frozenset[int] = frozenset()) -> list[str]:
     """Kill the processes re-parented to this judge (a zygote killed by the user's code leaves them)."""
     if not REAP_ORPHANS:
         return []
-    return procs.kill_children(keep=frozenset(z.proc.pid for z in _ZYGOTES.values() if z.alive()))
+    return procs.kill_children(keep=frozenset(z.proc.pid for z in _ZYGOTES.values() if z.alive()), unreported=unreported)
 
 
 def zygote(threads: int | None = 1) -> Zygote:
@@ -295,7 +297,7 @@ class UserProcess:
             self.reaped = self.zygote.reap(self.pid)
             self._release_fds()
         if not self.zygote.alive():
-            self.reaped[1].extend(reap_orphans())
+            self.reaped[1].extend(reap_orphans(frozenset({self.pid})))
         return self.reaped[1]
 
     def _release_fds(self) -> None:
@@ -329,7 +331,7 @@ class UserProcess:
         except (BrokenPipeError, ConnectionResetError):
             raise self.stop(self._ended()) from None
         except (TimeoutError, socket.timeout):
-            raise self.stop(self._timed_out()) from None
+            raise self.stop(self._timed_out(time.monotonic() - started)) from None
         finally:
             spent = time.monotonic() - started
             self.used += spent
@@ -439,7 +441,10 @@ class UserProcess:
         self.reaped = self.zygote.reap(self.pid)
         self._release_fds()
         code = self.reaped[0]
-        if code is not None and code < 0:
+        if code is None:
+            return Abort("isolation.exit", "the process ended before finishing, and its parent, drill's zygote, is gone: "
+                         f"did the code kill drill's processes?{self._last_output()}")  # fmt: skip
+        if code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:  # a real-time signal has no name
@@ -448,11 +453,15 @@ class UserProcess:
             return Abort("isolation.crash", f"the process was killed by {name}{what}.{self._last_output()}")
         return Abort("isolation.exit", f"the process exited with code {code} before finishing (os._exit?).{self._last_output()}")
 
-    def _timed_out(self) -> Abort:
+    def _timed_out(self, current: float) -> Abort:
+        """Too slow when the last call had run about as long as the slowest finished one; stuck otherwise."""
         limit = f"{self.timeout:g} s"
         if self.calls <= 1:  # nothing returned but the import
             text = (f"still running after {limit} in its first call of {self.entry_name} (an infinite loop?); "
                     f"stopped it. --timeout raises the limit.")  # fmt: skip
+        elif current > max(5 * self.slowest, 0.5):
+            text = (f"still running after {limit}: {self.calls - 1} calls returned in at most {self.slowest:.2g} s, "
+                    f"then one ran {current:.2g} s without returning (an infinite loop?); stopped it. --timeout raises the limit.")  # fmt: skip
         else:
             text = (f"still running after {limit}: {self.calls - 1} calls returned (the slowest in {self.slowest:.2g} s), "
                     f"so it is not stuck but too slow for the grader's small inputs; stopped it. --timeout raises the limit.")  # fmt: skip

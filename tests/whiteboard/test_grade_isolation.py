@@ -45,8 +45,10 @@ CASES = {
     "grandchild_holds_pipe": ("isolation.exit", "exited with code 3"),
     "touch_memory": ("isolation.memory", "512 MiB"),
     "slow_correct": ("isolation.timeout", "too slow"),
+    "slow_backward": ("isolation.timeout", "then one ran"),
+    "kill_parent": ("isolation.exit", "drill's zygote, is gone"),
 }
-TIMEOUTS = {"infinite_loop": 2, "slow_correct": 2}
+TIMEOUTS = {"infinite_loop": 2, "slow_correct": 2, "slow_backward": 3}
 
 
 def marked(marker: str = MARKER) -> set[int]:

@@ -64,10 +64,11 @@ def describe(pid: int) -> tuple[str, str]:
     return name, stat[stat.rindex(")") + 2 : stat.rindex(")") + 3]
 
 
-def kill_children(keep: frozenset[int] = frozenset(), rounds: int = 200) -> list[str]:
+def kill_children(keep: frozenset[int] = frozenset(), unreported: frozenset[int] = frozenset(), rounds: int = 200) -> list[str]:
     """SIGKILL and reap every child of this process but ``keep``, generation by generation
     (a killed child's own children are re-parented here when this process is a subreaper).
-    Returns the names of those that were still running (zombies are only reaped)."""
+    Returns the names of those that were still running (zombies are only reaped; ``unreported``
+    pids are killed but not named)."""
     killed: list[str] = []
     for _ in range(rounds):
         kids = [k for k in children() if k not in keep]
@@ -75,7 +76,7 @@ def kill_children(keep: frozenset[int] = frozenset(), rounds: int = 200) -> list
             break
         for kid in kids:
             name, state = describe(kid)
-            if state not in ("Z", "X"):
+            if state not in ("Z", "X") and kid not in unreported:
                 killed.append(name)
             try:
                 os.kill(kid, signal.SIGKILL)
