@@ -21,7 +21,7 @@ import torch
 MAGIC = b"DRL1"
 FRAME = struct.Struct("!4sIQ")
 MAX_HEADER = 16 << 20
-MAX_PAYLOAD = 16 << 30
+MAX_PAYLOAD = 1 << 30  # no call of the battery returns anywhere near this much
 MAX_DIMS = 12
 DTYPES = {
     name: getattr(torch, name)
