@@ -334,7 +334,7 @@ def _require_torch() -> None:
         raise DrillError("grading needs torch, which is not installed here: pip install 'llm-drill[grade]' (or install a torch build of your choice first)")
 
 
-TASK_NAMES = "sdpa, mha, causal, padding, cross, gqa, kv_cache, flash, rope or block"
+TASK_NAMES = "sdpa, mha, causal, padding, cross, gqa, kv_cache, flash, rope, block or softmax"
 
 
 @command(app, "grade", example="drill grade my_attn.py --task mha")

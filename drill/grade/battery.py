@@ -60,13 +60,13 @@ def run_check(definition: CheckDef, ctx: Context) -> Check:
     return result
 
 
-def rules_check(ctx: Context) -> Check:
+def rules_check(ctx: Context, task) -> Check:
     seen = ctx.user.builtins_seen()
     if not seen:
-        return Check("rules.builtins", "rules", "pass", "no call to torch's own attention")
+        return Check("rules.builtins", "rules", "pass", f"no call to torch's own {getattr(task, 'builtin_what', 'attention')}")
     if ctx.allow_builtins:
         return Check("rules.builtins", "rules", "pass", f"uses {', '.join(seen)} (allowed by --allow-builtins)")
-    return Check("rules.builtins", "rules", "fail", f"calls {', '.join(seen)}", ["uses-builtin"])
+    return Check("rules.builtins", "rules", "fail", f"calls {', '.join(seen)}", [getattr(task, "builtin_code", "uses-builtin")])
 
 
 def memory_default() -> int:
@@ -133,11 +133,13 @@ def run_battery(
         report.task = spec.name
         implementation = spec.load()
         ctx = Context(path=path, entry=entry, device=dev, user=user, seed=seed, allow_builtins=allow_builtins)
+        if getattr(implementation, "forbidden", None):
+            user.forbid(implementation.forbidden)
         definitions = implementation.checks(ctx)
         start(len(definitions) + 1)
         for definition in definitions:
             finish(run_check(definition, ctx))
-        finish(rules_check(ctx))
+        finish(rules_check(ctx, implementation))
         report.diagnosis = diagnose(report.checks, implementation, ctx)
     except Abort as exc:
         if not announced:

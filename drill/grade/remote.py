@@ -546,6 +546,10 @@ class UserProcess:
         reply, tensors = self.request("instantiate", cls=cls, args=tuple(args), seed=seed, device=str(device), dtype=wire.NAMES[dtype])
         return shadow(self.value(reply, tensors))
 
+    def forbid(self, names: dict[str, str]) -> None:
+        """Watch these functions too (name: how the rule names it), for a task whose point is to write one."""
+        self.request("forbid", names=dict(names))
+
     def builtins_seen(self) -> list[str]:
         reply, tensors = self.request("rules")
         seen = self.value(reply, tensors)

@@ -17,13 +17,14 @@ from drill.whiteboard import catalog, session
 from drill.whiteboard.watch import FileWatcher
 
 # Grouped by track (attention, positions, inference, building blocks), by level inside a track, then by id.
+# The first ten tasks in catalog order (others may sit between them: the order is by track and level).
 TEN = ["sdpa", "causal", "cross", "mha", "padding", "gqa", "rope", "kv_cache", "flash", "block"]
 T0 = datetime(2025, 3, 1, 12, tzinfo=timezone.utc)
 
 
-def test_catalog_has_ten_tasks_with_three_bilingual_hints():
+def test_catalog_lists_every_task_with_three_bilingual_hints():
     exercises = catalog.load()
-    assert list(exercises) == TEN
+    assert [t for t in exercises if t in TEN] == TEN
     for e in exercises.values():
         assert e.level in ("L1", "L2", "L3") and set(e.title) == {"en", "zh"}
         assert all(set(h) == {"en", "zh"} for h in e.hints)
@@ -52,7 +53,7 @@ def test_tasks_json_reports_untried_failed_and_best_pass():
     result = CliRunner().invoke(app, ["tasks", "--json"])
     assert result.exit_code == 0
     rows = {t["id"]: t for t in json.loads(result.stdout)}
-    assert [t for t in rows] == TEN
+    assert [t for t in rows if t in TEN] == TEN
     assert (rows["sdpa"]["status"], rows["sdpa"]["best_seconds"]) == ("passed", 120.0)
     assert rows["mha"]["status"] == "failed" and rows["causal"]["status"] == "untried"
     assert {"id", "track", "level", "title", "status"} <= set(rows["flash"])

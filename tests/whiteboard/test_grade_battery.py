@@ -15,8 +15,8 @@ from drill.grade.report import CATEGORIES, STATUSES
 
 from whiteboard_impls import BROKEN, CORRECT, IMPLS, expected_code, mutant
 
-# A bool mask has no gradient; rope mixes no positions, so nothing can leak.
-NOT_APPLICABLE = {"padding": {"gradient"}, "rope": {"mask-leak"}}
+# A bool mask has no gradient; rope and softmax mix no positions, so nothing can leak.
+NOT_APPLICABLE = {"padding": {"gradient"}, "rope": {"mask-leak"}, "softmax": {"mask-leak"}}
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)

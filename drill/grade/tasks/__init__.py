@@ -40,13 +40,14 @@ register(TaskSpec("padding", "make_attention_mask"))
 register(TaskSpec("cross", "CrossAttention"))
 register(TaskSpec("gqa", "GroupedQueryAttention"))
 register(TaskSpec("rope", "apply_rope"))
+register(TaskSpec("softmax", "softmax"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
 
 # A file may define helpers named like simpler tasks (a block built on its own
 # CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
-DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash", "rope", "padding", "sdpa")
+DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash", "rope", "padding", "sdpa", "softmax")
 
 
 def detect(names) -> TaskSpec | None:

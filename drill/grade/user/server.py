@@ -155,6 +155,11 @@ class Server:
         tree = [describe_module(path, sub) for path, sub in module.named_modules()]
         return self.reply({"module": self.keep(module), "tree": tree, "params": [n for n, _ in module.named_parameters()]})
 
+    def op_forbid(self, names: dict):
+        """Also watch a task's own builtins (function name: display name), e.g. torch.softmax."""
+        self.functions.extra = self.aten.extra = {str(k): str(v) for k, v in names.items()}
+        return self.reply()
+
     def op_rules(self):
         return self.reply(sorted(self.functions.seen) or sorted(self.aten.seen))
 

@@ -32,14 +32,16 @@ def builtin_name(func) -> str | None:
 
 
 class BuiltinSpy(TorchFunctionMode):
-    """Records the torch attention builtins called while active; changes nothing else."""
+    """Records the torch attention builtins (and a task's ``extra`` ones, by function name: display
+    name) called while active; changes nothing else."""
 
     def __init__(self):
         super().__init__()
         self.seen: set[str] = set()
+        self.extra: dict[str, str] = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = builtin_name(func)
+        name = builtin_name(func) or self.extra.get(getattr(func, "__name__", ""))
         if name:
             self.seen.add(name)
         return func(*args, **(kwargs or {}))
@@ -61,9 +63,11 @@ class AtenSpy(DispatchMode):
     def __init__(self):
         super().__init__()
         self.seen: set[str] = set()
+        self.extra: dict[str, str] = {}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = builtin_name(getattr(func, "overloadpacket", func))
+        packet = getattr(func, "overloadpacket", func)
+        name = builtin_name(packet) or self.extra.get(getattr(packet, "__name__", ""))
         if name:
             self.seen.add(f"{name} (at the aten level)" if name.startswith("torch.ops") else name)
         return func(*args, **(kwargs or {}))

@@ -1,0 +1,255 @@
+"""The ``softmax`` task: ``softmax(x, dim=-1)`` by hand, stable, without torch's softmax.
+
+Softmax is invariant to a constant shift per slice along ``dim``, so the classic bugs hide on
+ordinary inputs: no max shift overflows only at large logits, a max over the whole tensor only
+underflows the slices far below it, and a missing ``keepdim`` only runs on square inputs. Each
+gets the input that exposes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from drill.grade.checks.common import no_mutation_check
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+
+
+@dataclass(frozen=True)
+class SoftmaxVariant:
+    """The correct softmax, or one mistake: where the max and the sum are taken, with or without keepdim."""
+
+    max_over: str = "dim"  # dim | all (the whole tensor) | last (-1 whatever dim is)
+    max_keepdim: bool = True
+    sum_over: str = "dim"  # dim | all | last | first (0) | second-last (-2)
+    sum_keepdim: bool = True
+
+
+CORRECT = SoftmaxVariant()
+FORBIDDEN = {  # __name__ of the torch function or aten op: how the rule names it
+    "softmax": "softmax (torch.softmax, F.softmax, Tensor.softmax, nn.Softmax)",
+    "log_softmax": "log_softmax",
+    "softmin": "F.softmin",
+    "special_softmax": "torch.special.softmax",
+    "special_log_softmax": "torch.special.log_softmax",
+    "_softmax": "torch._softmax",
+    "_log_softmax": "torch._log_softmax",
+    "_safe_softmax": "torch._safe_softmax",
+}
+# (id, shape, dim): sizes never coincide, so a softmax over another axis cannot hide.
+SHAPE_CASES = (
+    ("shape.2d", (5, 7), -1),
+    ("shape.4d", (2, 3, 5, 7), -1),
+    ("shape.1d", (7,), 0),
+    ("shape.dim1", (3, 6, 4), 1),
+)
+NUMERICAL_CASES = (("last-dim", (2, 3, 5, 7), -1), ("dim1", (3, 6, 4), 1), ("dim0", (6, 4, 5), 0), ("dim-2", (4, 5, 6), -2))
+
+
+def softmax_reference(x, dim: int, variant=CORRECT):
+    """exp(x - max) / sum, in x's dtype, with the mistake ``variant`` models."""
+    variant = variant if isinstance(variant, SoftmaxVariant) else CORRECT  # the engine's baseline: the correct one
+    axis = {"dim": dim, "last": -1, "first": 0, "second-last": -2}
+    m = x.amax() if variant.max_over == "all" else x.amax(axis[variant.max_over], keepdim=variant.max_keepdim)
+    e = (x - m).exp()
+    s = e.sum() if variant.sum_over == "all" else e.sum(axis[variant.sum_over], keepdim=variant.sum_keepdim)
+    return e / s
+
+
+def run(ctx: Context, x, dim: int):
+    out = ctx.call(ctx.entry, x, dim=dim)
+    if not isinstance(out, torch.Tensor):
+        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+    return out
+
+
+def versus_truth(label: str, out, x64, dim: int, dtype):
+    same = softmax_reference(x64.to(dtype), dim)
+    return against_truth([(label, out, softmax_reference(x64, dim), same)])
+
+
+def shape_check(ctx: Context, shape, dim):
+    x = ctx.randn(*shape, gen=ctx.generator(1))
+    out = run(ctx, x, dim)
+    problem = expect_like(out, shape, x)
+    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (dim={dim})")
+
+
+def non_contiguous_check(ctx: Context):
+    x = ctx.randn(7, 5, gen=ctx.generator(2)).t()
+    out = run(ctx, x, -1)
+    expect_shape(out, x.shape)
+    again = run(ctx, x.contiguous(), -1)
+    if not torch.allclose(out, again, atol=1e-6, rtol=1e-6):
+        return outcome("fail", "a transposed (non-contiguous) input gives a different output than its contiguous copy")
+    return versus_truth("output (non-contiguous input)", out, x.double(), -1, torch.float32)
+
+
+def numerical_check(ctx: Context, shape, dim, dtype, offset: int):
+    x = ctx.randn(*shape, gen=ctx.generator(100 + offset), dtype=torch.float64)
+    return versus_truth(f"output (shape {list(shape)}, dim={dim}, {str(dtype)[6:]})", run(ctx, x.to(dtype), dim), x, dim, dtype)
+
+
+def neg_inf_check(ctx: Context):
+    gen = ctx.generator(150)
+    x = ctx.randn(4, 9, gen=gen, dtype=torch.float64)
+    x[torch.rand(4, 9, generator=gen).to(ctx.device) < 0.4] = float("-inf")  # masked logits
+    x[:, 4] = ctx.randn(4, gen=gen, dtype=torch.float64)  # every row keeps a finite entry
+    return versus_truth("output (rows with -inf entries)", run(ctx, x.float(), -1), x, -1, torch.float32)
+
+
+def gradient_check(ctx: Context, dtype):
+    gen = ctx.generator(200)
+    x64 = ctx.randn(3, 6, 4, gen=gen, dtype=torch.float64)
+    seed_grad = ctx.randn(3, 6, 4, gen=gen, dtype=torch.float64)
+    x = x64.to(dtype).requires_grad_()
+    out = run(ctx, x, 1)
+    expect_shape(out, x.shape)
+    ctx.call(lambda: (out * seed_grad.to(out.dtype)).sum().backward(), watch=False)
+    if x.grad is None:
+        return outcome("fail", "no gradient reaches x (is it detached?)")
+    grads = []
+    for precision in (torch.float64, dtype):
+        leaf = x64.detach().clone().to(precision).requires_grad_()
+        (softmax_reference(leaf, 1) * seed_grad.to(precision)).sum().backward()
+        grads.append(leaf.grad)
+    return against_truth([("dx (dim=1)", x.grad, *grads)])
+
+
+def independent_slices_check(ctx: Context):
+    """float64: changing one entry may move only its own slice along dim (softmax couples nothing else)."""
+    gen = ctx.generator(300)
+    for shape, dim in (((3, 4, 6), -1), ((3, 6, 4), 1)):
+        x = ctx.randn(*shape, gen=gen, dtype=torch.float64)
+        base = run(ctx, x, dim)
+        expect_shape(base, shape)
+        for where in ((0, 0, 0), (2, 3, 3)):
+            x2 = x.clone()
+            x2[where] += 5.0
+            change = moved(run(ctx, x2, dim).movedim(dim, -1), base.movedim(dim, -1))  # one value per slice
+            own = tuple(i for axis, i in enumerate(where) if axis != dim % len(shape))
+            change[own] = 0
+            if (change > LEAK_THRESHOLD).any():
+                other = tuple(int(i) for i in (change > LEAK_THRESHOLD).nonzero()[0])
+                return outcome(
+                    "fail",
+                    f"dim={dim}: changing x[{', '.join(map(str, where))}] moves the slice at {list(other)} "
+                    f"(by {change[other]:.3g}): each slice along dim must be normalised on its own",
+                )
+    return outcome("pass", "float64: changing one entry moves only its own slice along dim")
+
+
+def large_logits_check(ctx: Context, dtype, magnitude: float):
+    """Logits near +-magnitude: exp overflows (or underflows to 0/0) unless the max is subtracted first."""
+    gen = ctx.generator(400)
+    pairs = []
+    for sign in (1, -1):
+        x = (sign * magnitude + ctx.randn(4, 9, gen=gen, dtype=torch.float64)).to(dtype)
+        out = run(ctx, x, -1)
+        truth = softmax_reference(x.double(), -1)
+        expect_shape(out, truth.shape)
+        bad = first_nonfinite(out, truth)
+        if bad is not None:
+            return outcome(
+                "fail", f"{str(dtype)[6:]} logits ~{sign * magnitude:g}: non-finite output at {list(bad)}", "unstable-softmax"
+            )
+        pairs.append((f"logits ~{sign * magnitude:g} ({str(dtype)[6:]})", out, truth, softmax_reference(x, -1)))
+    return against_truth(pairs)
+
+
+def row_offsets_check(ctx: Context):
+    """float64 rows at offsets +600, 0, -600: the right softmax never sees a number below exp(-50);
+    one shifted by the whole tensor's max computes exp(-1200) = 0 for the lowest row, and 0 / 0."""
+    gen = ctx.generator(500)
+    offsets = torch.tensor([600.0, 0.0, -600.0], dtype=torch.float64, device=ctx.device)[:, None]
+    x = offsets + ctx.randn(3, 7, gen=gen, dtype=torch.float64)
+    out = run(ctx, x, -1)
+    truth = softmax_reference(x, -1)
+    expect_shape(out, truth.shape)
+    finite = torch.isfinite(out).all(dim=-1) & (out.sum(dim=-1) - 1).abs().lt(1e-6)
+    if bool(finite[0]) and not bool(finite[2]):
+        return outcome(
+            "fail",
+            "rows with offsets +600, 0, -600 (float64): the -600 row comes out as "
+            f"{out[2, :3].tolist()}...: shifted by the whole tensor's max, its exps underflow to 0",
+            "softmax-global-max",
+        )
+    return against_truth([("rows offset by +600, 0, -600 (float64)", out, truth, truth)])
+
+
+def varying_check(ctx: Context):
+    gen = ctx.generator(600)
+    for n, (shape, dim) in enumerate((((5, 7), -1), ((4, 6, 3), 0), ((2, 9), 1))):
+        x = ctx.randn(*shape, gen=gen, dtype=torch.float64)
+        result = versus_truth(f"call {n + 1} (shape {list(shape)}, dim={dim})", run(ctx, x.float(), dim), x, dim, torch.float32)
+        if result.status != "pass":
+            return result
+    return outcome("pass", "three calls with different shapes and dims in a row all match")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Square inputs, so that a missing keepdim broadcasts instead of raising."""
+
+    x: torch.Tensor
+    dim: int
+
+    def user(self, ctx: Context):
+        return ctx.call(ctx.entry, self.x.clone(), dim=self.dim)
+
+    def expected(self, variant):
+        return softmax_reference(self.x, self.dim, variant)
+
+
+class SoftmaxTask:
+    name = "softmax"
+    forbidden = FORBIDDEN
+    builtin_what = "softmax"
+    builtin_code = "softmax-uses-builtin"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
+        defs.append(CheckDef("shape.non-contiguous", "shape", partial(non_contiguous_check, ctx)))
+        for dtype in ctx.dtypes:
+            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            defs += [
+                CheckDef(f"{prefix}.{name}", "numerical", partial(numerical_check, ctx, shape, dim, dtype, i))
+                for i, (name, shape, dim) in enumerate(NUMERICAL_CASES)
+            ]
+            grad_id = "gradient.x" if dtype == torch.float32 else f"gradient.{str(dtype)[6:]}"
+            defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
+        x = ctx.randn(4, 6, gen=ctx.generator(700))
+        defs += [
+            CheckDef("numerical.neg-inf-entries", "numerical", partial(neg_inf_check, ctx)),
+            CheckDef("mask-leak.independent-slices", "mask-leak", partial(independent_slices_check, ctx)),
+            CheckDef("stability.large-logits", "stability", partial(large_logits_check, ctx, torch.float32, 1e4)),
+            CheckDef("stability.large-logits.float16", "stability", partial(large_logits_check, ctx, torch.float16, 1e2)),
+            CheckDef("stability.row-offsets", "stability", partial(row_offsets_check, ctx)),
+            CheckDef("robustness.no-mutation", "robustness", partial(no_mutation_check, ctx, lambda: run(ctx, x, -1), {"x": x})),
+            CheckDef("robustness.varying-shape", "robustness", partial(varying_check, ctx)),
+        ]
+        return defs
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        gen = ctx.generator(1100)
+        square = ctx.randn(6, 6, gen=gen, dtype=torch.float64)
+        cube = ctx.randn(1, 6, 6, gen=gen, dtype=torch.float64)
+        return [Probe(square, -1), Probe(square, 0), Probe(square, 1), Probe(cube, -1), Probe(cube, 2)]
+
+    def hypotheses(self, ctx: Context):
+        return (
+            ("softmax-keepdim-missing", SoftmaxVariant(max_keepdim=False)),
+            ("softmax-keepdim-missing", SoftmaxVariant(sum_keepdim=False)),
+            ("softmax-keepdim-missing", SoftmaxVariant(max_keepdim=False, sum_keepdim=False)),
+            ("softmax-ignores-dim", SoftmaxVariant(max_over="last", sum_over="last")),
+            ("softmax-sum-wrong-dim", SoftmaxVariant(sum_over="last")),
+            ("softmax-sum-wrong-dim", SoftmaxVariant(sum_over="first")),
+            ("softmax-sum-wrong-dim", SoftmaxVariant(sum_over="second-last")),
+            ("softmax-sum-wrong-dim", SoftmaxVariant(sum_over="all")),
+        )
+
+
+TASK = SoftmaxTask()
