@@ -41,13 +41,14 @@ register(TaskSpec("cross", "CrossAttention"))
 register(TaskSpec("gqa", "GroupedQueryAttention"))
 register(TaskSpec("rope", "apply_rope"))
 register(TaskSpec("softmax", "softmax"))
+register(TaskSpec("flash_decoding", "split_kv_attention"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
 
 # A file may define helpers named like simpler tasks (a block built on its own
 # CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
-DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash", "rope", "padding", "sdpa", "softmax")
+DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "flash", "rope", "padding", "sdpa", "softmax")
 
 
 def detect(names) -> TaskSpec | None:
