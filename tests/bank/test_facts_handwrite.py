@@ -20,7 +20,7 @@ F = torch.nn.functional
 TASK_FILES = {  # the subject file each task's question lives in
     "sdpa": "attention-core", "cross": "attention-core", "mha": "multi-head", "gqa": "multi-head",
     "causal": "masks", "padding": "masks", "kv_cache": "inference", "flash": "flash-attention",
-    "rope": "position", "block": "transformer-block",
+    "rope": "position", "block": "transformer-block", "softmax": "attention-core",
 }  # fmt: skip
 
 
