@@ -40,6 +40,7 @@ register(TaskSpec("padding", "make_attention_mask"))
 register(TaskSpec("cross", "CrossAttention"))
 register(TaskSpec("gqa", "GroupedQueryAttention"))
 register(TaskSpec("rope", "apply_rope"))
+register(TaskSpec("layernorm", "layer_norm"))
 register(TaskSpec("softmax", "softmax"))
 register(TaskSpec("flash_decoding", "split_kv_attention"))
 
