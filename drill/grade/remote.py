@@ -308,8 +308,10 @@ class UserProcess:
             os.close(self.pidfd)
 
     def stop(self, abort: Abort) -> Abort:
+        """End this user side for ``abort``; later requests raise it again."""
         self.stopped = abort
-        self._drain()
+        if self.reaped is None:  # once reaped, its descriptor numbers may belong to someone else
+            self._drain()
         self.close()
         return abort
 

@@ -56,7 +56,7 @@ def load(root: Path = FOLDER) -> dict[str, Exercise]:
 
 
 def _exercise(path: Path) -> Exercise:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     if data.get("format_version") != FORMAT_VERSION:
         raise DrillError(f"{path}: format_version {data.get('format_version')!r} is not {FORMAT_VERSION}; upgrade drill")
     folder = path.parent
