@@ -178,7 +178,7 @@ class Server:
         for t, d in zip(tensors, header["tensors"]):
             if d["grad"] and t.is_floating_point():
                 t.requires_grad_()
-        request = wire.build(header["value"], tensors, self.lookup)
+        request = wire.build(header["value"], tensors, self.lookup, recipes=True)
         op = request.pop("op")
         if op == "call":
             request["inputs"] = tensors

@@ -6,6 +6,11 @@ forms: ``{"$t": i}`` the i-th tensor, ``{"$h": n}`` a handle (an object kept on 
 ``{"$tuple": [...]}`` and ``{"$dict": [[key, value], ...]}``. :func:`decode` checks every field
 before it builds a tensor and raises :class:`WireError` for anything else, so a forged or
 truncated reply is a finding for the judge, never a crash and never a pass.
+
+Two recipes let the judge hand the user's code an object that is state or code, not data, without
+sending either: ``{"$gen": [seed, device]}`` (a seeded torch.Generator) and ``{"$step": tensor}``
+(drill's toy language model built from its table, :class:`drill.grade.user.toys.StepFn`). Only
+requests may carry them (``build(..., recipes=True)`` on the user side); in a reply they are forged.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import re
 import struct
 from dataclasses import dataclass
 
@@ -41,6 +47,24 @@ class Handle:
     id: int
 
 
+@dataclass(frozen=True)
+class Generator:
+    """A torch.Generator for the user side, sent as its seed and device (a generator is state, not data)."""
+
+    seed: int
+    device: str = "cpu"
+
+
+@dataclass(frozen=True)
+class StepTable:
+    """A toy model's ``step_fn`` for the user side, sent as its table (see drill.grade.user.toys)."""
+
+    table: torch.Tensor
+
+
+DEVICE = re.compile(r"cpu|cuda(:[0-9]{1,2})?")
+
+
 def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, list[bytes]]:
     """(header, buffers). ``fallback(obj) -> Handle`` for objects that are not plain data;
     ``collect`` receives the tensors in the order the header lists them."""
@@ -61,6 +85,10 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
             return {"$t": len(tensors) - 1}
         if isinstance(v, Handle):
             return {"$h": v.id}
+        if isinstance(v, Generator):
+            return {"$gen": [v.seed, v.device]}
+        if isinstance(v, StepTable):
+            return {"$step": enc(v.table, depth + 1)}
         if isinstance(v, tuple):
             return {"$tuple": [enc(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -152,8 +180,9 @@ def tensors_of(header: dict, payload: bytes, devices=("cpu",)) -> list[torch.Ten
     return out
 
 
-def build(tree, tensors: list[torch.Tensor], handle=Handle):
-    """The value of an encoded tree; ``handle(n)`` turns {"$h": n} into an object."""
+def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = False):
+    """The value of an encoded tree; ``handle(n)`` turns {"$h": n} into an object; ``recipes``
+    (the user side reading a request) builds the objects that ``$gen`` and ``$step`` describe."""
 
     def dec(v, depth=0):
         if depth > 32:
@@ -170,6 +199,19 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle):
                 return handle(inner)
             if tag == "$f" and inner in ("inf", "-inf", "nan"):
                 return float(inner)
+            if tag in ("$gen", "$step") and not recipes:
+                raise WireError(f"a {tag} recipe outside a request")
+            if tag == "$gen" and isinstance(inner, list) and len(inner) == 2 and type(inner[0]) is int \
+                    and 0 <= inner[0] < 2**63 and isinstance(inner[1], str) and DEVICE.fullmatch(inner[1]):
+                return torch.Generator(device=inner[1]).manual_seed(inner[0])
+            if tag == "$step":
+                from .toys import StepFn
+
+                table = dec(inner, depth + 1)
+                if not (isinstance(table, torch.Tensor) and table.dtype == torch.float64 and table.dim() == 3
+                        and table.shape[0] == 2 and table.shape[1] == table.shape[2] > 0):  # fmt: skip
+                    raise WireError("a $step recipe without a [2, V, V] float64 table")
+                return StepFn(table)
             if tag == "$tuple" and isinstance(inner, list):
                 return tuple(dec(x, depth + 1) for x in inner)
             if tag == "$dict" and isinstance(inner, list) and all(
