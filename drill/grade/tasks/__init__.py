@@ -43,6 +43,7 @@ register(TaskSpec("rope", "apply_rope"))
 register(TaskSpec("layernorm", "layer_norm"))
 register(TaskSpec("softmax", "softmax"))
 register(TaskSpec("flash_decoding", "split_kv_attention"))
+register(TaskSpec("sampling", "filter_logits"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
