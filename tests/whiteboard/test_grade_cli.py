@@ -90,3 +90,11 @@ def test_a_kernel_failing_under_bench_exits_1(tmp_path):
     result = runner.invoke(app, ["grade", str(path), "--device", "cpu", "--bench", "--bench-max-t", "256"])
     assert result.exit_code == 1, result.output
     assert "yours failed at T=256" in result.output
+
+
+def test_a_file_may_import_a_module_beside_it_in_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "my_attention.py").write_text((IMPLS / "correct" / "sdpa_matmul.py").read_text())
+    (tmp_path / "graded.py").write_text("from my_attention import scaled_dot_product_attention  # noqa: F401\n")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["grade", "graded.py", "--device", "cpu", "--json"])
+    assert result.exit_code == 0, result.output

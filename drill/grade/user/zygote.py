@@ -17,7 +17,7 @@ import socket
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-del sys.path[0]  # the package directory: its modules are loaded under a private name below
+sys.path[0] = os.getcwd()  # as under `python -m`: the user's file may import modules beside it in the cwd, not ours
 
 
 def _load_package():
