@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import selectors
 import signal
 import socket
@@ -440,7 +441,11 @@ class UserProcess:
 
     def _ended(self) -> Abort:
         self._drain()
+        running = self.pidfd is not None and not select.select([self.pidfd], [], [], 0.5)[0]
         self.reaped = self.zygote.reap(self.pid)
+        if running:  # the channel closed, the process did not: the code shut drill's descriptor
+            self._release_fds()
+            return protocol("it closed its channel to drill while still running")
         self._release_fds()
         code = self.reaped[0]
         if code is None:

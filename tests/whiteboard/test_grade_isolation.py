@@ -39,6 +39,7 @@ CASES = {
     "forge_server": ("shape.4d", "output has shape [1]"),
     "forged_report": ("isolation.protocol", "malformed or forged reply"),
     "junk_reply": ("isolation.protocol", "malformed or forged reply"),
+    "close_channel": ("isolation.protocol", "closed its channel to drill while still running"),
     "disable_torch_function": ("rules.builtins", "at the aten level"),
     "grad_disabled": ("gradient.qkv", "does not require grad"),
     # Lifetime and limits.
