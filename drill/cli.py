@@ -421,6 +421,25 @@ def tasks_cmd(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     whiteboard_view.print_tasks(catalog.statuses(connect()), as_json, resolve_lang(lang))
 
 
+@command(app, "selftest", example="drill selftest --device cuda")
+def selftest_cmd(
+    device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda (cuda runs fp32, fp16 and bf16).")] = "auto",
+    task: Annotated[Optional[str], typer.Option("--task", autocompletion=completion.task_ids, help="Only this task's solution and mutants.")] = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Prove the grader right on this machine: every bundled solution must pass, every bundled mutant must get its own code."""
+    _require_torch()
+    from drill.grade.selftest import run_selftest
+    from drill.views import selftest_view
+
+    lang = "en" if as_json else resolve_lang(lang)
+    with selftest_view.progress(not as_json, lang) as on_row:
+        result = run_selftest(device=device, task=task, on_row=on_row)
+    selftest_view.print_selftest(result, as_json, lang)
+    raise typer.Exit(int(ExitCode.OK if result.ok else ExitCode.FAILED))
+
+
 # --- streak, stats, history, export ------------------------------------------
 
 
