@@ -1,0 +1,8 @@
+import torch
+
+
+def rms_norm(x, weight, eps=1e-6):
+    h = x.float()
+    h = h - h.mean(dim=-1, keepdim=True)
+    h = h * torch.rsqrt(h.pow(2).mean(dim=-1, keepdim=True) + eps)
+    return weight * h.to(x.dtype)
