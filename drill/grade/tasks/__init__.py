@@ -47,6 +47,7 @@ register(TaskSpec("softmax", "softmax"))
 register(TaskSpec("flash_decoding", "split_kv_attention"))
 register(TaskSpec("sampling", "filter_logits"))
 register(TaskSpec("paged_attention", "paged_attention"))
+register(TaskSpec("speculative", "speculative_accept"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)

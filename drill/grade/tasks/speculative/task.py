@@ -1,0 +1,316 @@
+"""The ``speculative`` task: ``speculative_accept(draft_tokens, draft_probs, target_probs, uniforms) -> tokens``.
+
+Speculative sampling's verification step (Leviathan et al. 2023, Chen et al. 2023), with the
+randomness passed in: every decision is a comparison against a given uniform, so the output is a
+function of the inputs and is graded exactly. The judge keeps every uniform at least MARGIN away
+from the acceptance ratio and from every cumulative probability it is compared with, so no
+rounding of the user's dtype can flip a decision. The theorem itself is checked too: over many
+trials with drafts drawn from q and fresh uniforms, the first emitted token must follow p.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from drill.grade.checks.common import no_mutation_check
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+
+MARGIN = 1e-4
+P_VALUE = 1e-6
+TRIALS = 300
+
+
+@dataclass(frozen=True)
+class Variant:
+    draw: bool = True  # accept a draft with p < q with probability p / q (False: reject it outright)
+    inverted: bool = False  # the ratio q / p
+    stop: bool = True  # stop after the first rejection
+    bonus: bool = True  # add a token from target_probs[gamma] when every draft is accepted
+
+
+def inverse_cdf(probs: torch.Tensor, u: float) -> int:
+    """The first index whose cumulative probability exceeds u (the last non-zero one if rounding leaves none)."""
+    above = (probs.cumsum(0) > u).nonzero()
+    return int(above[0]) if len(above) else int(probs.nonzero()[-1])
+
+
+def residual(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    r = (p - q).clamp(min=0)
+    return r / r.sum()
+
+
+def accept_reference(draft, q, p, u, variant: Variant = Variant()):
+    """(tokens, decisions): decisions[i] = (kind, threshold, uniform) of each step taken, for the messages."""
+    out, steps, gamma = [], [], len(draft)
+    rejected = False
+    for i in range(gamma):
+        x = int(draft[i])
+        pi, qi = float(p[i, x]), float(q[i, x])
+        if not variant.draw:
+            ok = pi >= qi
+            ratio = 1.0 if ok else 0.0
+        else:
+            ratio = min(1.0, (qi / pi if pi > 0 else float("inf")) if variant.inverted else (pi / qi if qi > 0 else float("inf")))
+            ok = float(u[i]) < ratio
+        steps.append(("accept" if ok else "reject", i, x, ratio, float(u[i])))
+        if ok:
+            out.append(x)
+            continue
+        out.append(inverse_cdf(residual(p[i], q[i]), float(u[i + 1])))
+        rejected = True
+        if variant.stop:
+            break
+    if not rejected and variant.bonus:
+        out.append(inverse_cdf(p[gamma], float(u[gamma])))
+    return out, steps
+
+
+def margin(draft, q, p, u) -> float:
+    """How close any uniform comes to what the correct algorithm compares it with."""
+    closest = float("inf")
+    gamma = len(draft)
+    for i in range(gamma):
+        x = int(draft[i])
+        ratio = min(1.0, float(p[i, x] / q[i, x]))
+        closest = min(closest, abs(float(u[i]) - ratio) if ratio < 1 else 1.0)
+        closest = min(closest, (residual(p[i], q[i]).cumsum(0) - u[i + 1]).abs().min().item() if (p[i] > q[i]).any() else 1.0)
+    closest = min(closest, (p[gamma].cumsum(0) - u[gamma]).abs().min().item())
+    return closest
+
+
+def normalised(x: torch.Tensor) -> torch.Tensor:
+    return x / x.sum(-1, keepdim=True)
+
+
+@dataclass(frozen=True)
+class Case:
+    draft: torch.Tensor  # [gamma] int64
+    q: torch.Tensor  # [gamma, V] float64
+    p: torch.Tensor  # [gamma + 1, V] float64
+    u: torch.Tensor  # [gamma + 1] float64
+
+
+def make_case(ctx: Context, offset: int, gamma: int, vocab: int, want: str | None = None, sharp: float = 1.5) -> Case:
+    """A random case whose decisions no rounding can flip; ``want`` = "all" (every draft accepted)
+    or "reject@i" picks the first seed that produces that path."""
+    for attempt in range(500):
+        gen = ctx.generator(offset * 1000 + attempt)
+        q = normalised(torch.exp(sharp * torch.randn(gamma, vocab, generator=gen, dtype=torch.float64)))
+        p = normalised(torch.exp(sharp * torch.randn(gamma + 1, vocab, generator=gen, dtype=torch.float64)))
+        draft = torch.multinomial(q, 1, generator=gen).flatten()
+        u = torch.rand(gamma + 1, generator=gen, dtype=torch.float64)
+        case = Case(draft, q, p, u)
+        if margin(draft, q, p, u) <= MARGIN:
+            continue
+        tokens, steps = accept_reference(draft, q, p, u)
+        path = "all" if all(s[0] == "accept" for s in steps) else f"reject@{len(steps) - 1}"
+        if want is None or path == want:
+            return case
+    raise AssertionError(f"no case for {want}")  # pragma: no cover
+
+
+def tokens_of(value) -> list[int]:
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 1 or value.dtype.is_floating_point or value.dtype == torch.bool:
+            raise WrongShape(f"returned a {value.dtype} tensor of shape {list(value.shape)}, expected 1-D integer token ids")
+        return [int(t) for t in value.tolist()]
+    if isinstance(value, (list, tuple)) and all(type(t) is int for t in value):
+        return list(value)
+    raise WrongShape(f"returned {type(value).__name__}, expected a 1-D int64 tensor (or a list) of token ids")
+
+
+def run(ctx: Context, case: Case, dtype=torch.float32) -> list[int]:
+    dev = ctx.device
+    value = ctx.call(ctx.entry, case.draft.to(dev), case.q.to(dev, dtype), case.p.to(dev, dtype), case.u.to(dev, dtype))
+    tokens = tokens_of(value)
+    if not 1 <= len(tokens) <= len(case.draft) + 1:
+        raise WrongShape(f"returned {len(tokens)} tokens; gamma = {len(case.draft)} drafts give 1 to {len(case.draft) + 1}")
+    return tokens
+
+
+def explain(case: Case, got: list[int], want: list[int]) -> str:
+    steps = accept_reference(case.draft, case.q, case.p, case.u)[1]
+    at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    head = f"expected tokens {want}, got {got}"
+    if at < len(steps):
+        kind, i, x, ratio, u = steps[at]
+        p, q = float(case.p[i, x]), float(case.q[i, x])
+        if kind == "accept":
+            return f"{head}: draft {i} (token {x}) must be accepted: u = {u:.4f} < min(1, p/q) = min(1, {p:.4f}/{q:.4f})"
+        if at < len(got) and got[at] == x:
+            return (f"{head}: draft {i} (token {x}) must be rejected (u = {u:.4f} >= p/q = {p:.4f}/{q:.4f} = {ratio:.4f}), "
+                    f"and the token drawn instead comes from norm(max(0, p - q)), where token {x} has probability 0")  # fmt: skip
+        return (f"{head}: after rejecting draft {i}, the token is drawn from norm(max(0, p - q)) by inverse CDF "
+                f"with uniforms[{i + 1}] = {float(case.u[i + 1]):.4f}")  # fmt: skip
+    if at >= len(got):
+        return f"{head}: every draft was accepted, so a bonus token from target_probs[{len(case.draft)}] comes last"
+    if at >= len(want):
+        return f"{head}: nothing comes after the token drawn at a rejection"
+    return f"{head}: the bonus token is drawn from target_probs[{len(case.draft)}] with uniforms[{len(case.draft)}] = {float(case.u[-1]):.4f}"
+
+
+def shape_check(ctx: Context, case: Case):
+    dev = ctx.device
+    value = ctx.call(ctx.entry, case.draft.to(dev), case.q.to(dev, torch.float32), case.p.to(dev, torch.float32), case.u.to(dev, torch.float32))
+    tokens = tokens_of(value)
+    if isinstance(value, torch.Tensor) and (value.dtype != torch.int64 or value.device != case.draft.to(dev).device):
+        return outcome("fail", f"tokens are {value.dtype} on {value.device}; expected int64 on {dev}, like draft_tokens")
+    if not 1 <= len(tokens) <= len(case.draft) + 1:
+        return outcome("fail", f"returned {len(tokens)} tokens; gamma = {len(case.draft)} drafts give 1 to {len(case.draft) + 1}")
+    return outcome("pass", f"{len(tokens)} token ids, {type(value).__name__ if not isinstance(value, torch.Tensor) else 'int64 tensor'}")
+
+
+def exact_check(ctx: Context, case: Case, dtype=torch.float32):
+    want, steps = accept_reference(case.draft, case.q, case.p, case.u)
+    got = run(ctx, case, dtype)
+    if got != want:
+        return outcome("fail", explain(case, got, want))
+    path = "every draft accepted + bonus" if len(want) == len(case.draft) + 1 else f"rejection at draft {len(steps) - 1}"
+    return outcome("pass", f"tokens {got} exact ({path})")
+
+
+def residual_check(ctx: Context):
+    """p(x0) = 0 forces a rejection: the resampled token must follow norm(max(0, p - q)) over a grid of uniforms."""
+    q = torch.tensor([[0.4, 0.1, 0.2, 0.1, 0.1, 0.1]], dtype=torch.float64)
+    p = torch.tensor([[0.0, 0.3, 0.1, 0.3, 0.1, 0.2], [0.1, 0.2, 0.3, 0.2, 0.1, 0.1]], dtype=torch.float64)
+    base = Case(torch.tensor([0]), q, p, torch.zeros(2, dtype=torch.float64))  # residual [0, .4, 0, .4, 0, .2]
+    r = residual(p[0], q[0]).cumsum(0)
+    grid = [float(v) for v in torch.linspace(0.02, 0.98, 13, dtype=torch.float64) if (r - v).abs().min() > MARGIN]
+    for value in grid:
+        case = Case(base.draft, q, p, torch.tensor([0.5, value], dtype=torch.float64))
+        want = accept_reference(case.draft, q, p, case.u)[0]
+        got = run(ctx, case)
+        if len(got) != 1:
+            return outcome("fail", f"p(draft token) = 0 must reject it and emit one resampled token; got {got}")
+        if got != want:
+            mass = ", ".join(f"{v:.3f}" for v in residual(p[0], q[0]).tolist())
+            return outcome("fail", f"rejected draft, uniforms[1] = {value:.3f}: expected token {want[0]}, got {got[0]}: the resample "
+                                   f"must use norm(max(0, p - q)) = [{mass}] by inverse CDF", "spec-residual-wrong")  # fmt: skip
+    return outcome("pass", f"{len(grid)} resamples after a forced rejection follow norm(max(0, p - q))")
+
+
+def trials(ctx: Context, p, q, gamma: int, count: int, offset: int):
+    gen = ctx.generator(offset)
+    for _ in range(count):
+        draft = torch.multinomial(q, 1, generator=gen).flatten()
+        yield Case(draft, q, p, torch.rand(gamma + 1, generator=gen, dtype=torch.float64))
+
+
+def chi_square_p(counts: torch.Tensor, probs: torch.Tensor) -> float:
+    support = probs > 0
+    expected = probs[support] * counts.sum()
+    stat = ((counts[support] - expected) ** 2 / expected).sum()
+    df = int(support.sum()) - 1
+    return torch.special.gammaincc(torch.tensor(df / 2, dtype=torch.float64), stat / 2).item() if df > 0 else 1.0
+
+
+def distribution_check(ctx: Context, gamma: int = 2, vocab: int = 4):
+    """The theorem: whatever q is, the first emitted token is distributed as p[0]."""
+    gen = ctx.generator(80)
+    q = normalised(torch.exp(1.2 * torch.randn(gamma, vocab, generator=gen, dtype=torch.float64)))
+    p = normalised(0.2 + torch.rand(gamma + 1, vocab, generator=gen, dtype=torch.float64))
+    counts = torch.zeros(vocab, dtype=torch.float64)
+    for case in trials(ctx, p, q, gamma, TRIALS, 81):
+        counts[run(ctx, case)[0]] += 1
+    value = chi_square_p(counts, p[0])
+    if value < P_VALUE:
+        freq = ", ".join(f"{c / TRIALS:.3f}" for c in counts.tolist())
+        want = ", ".join(f"{x:.3f}" for x in p[0].tolist())
+        return outcome("fail", f"over {TRIALS} trials the first token has frequencies [{freq}], the target p is [{want}] "
+                               f"(chi-square p = {value:.2g}): the output does not follow the target distribution")  # fmt: skip
+    return outcome("pass", f"{TRIALS} trials with drafts from q: the first token follows p (chi-square p = {value:.2g})")
+
+
+def zero_probability_check(ctx: Context, gamma: int = 2, vocab: int = 6, count: int = 40):
+    """Tokens the target gives probability 0 are never emitted, however much the draft likes them."""
+    gen = ctx.generator(90)
+    q = normalised(torch.rand(gamma, vocab, generator=gen, dtype=torch.float64) + 0.1)
+    q[:, :2] *= 8
+    q = normalised(q)
+    p = normalised(torch.rand(gamma + 1, vocab, generator=gen, dtype=torch.float64) + 0.1)
+    p[:, :2] = 0.0
+    p = normalised(p)
+    for n, case in enumerate(trials(ctx, p, q, gamma, count, 91)):
+        got = run(ctx, case)
+        bad = [(i, t) for i, t in enumerate(got) if p[i, t] == 0]
+        if bad:
+            i, t = bad[0]
+            return outcome("fail", f"trial {n}: emitted token {t} at position {i}, where the target's probability is 0 (tokens {got})")
+    return outcome("pass", f"{count} trials never emit a token the target gives probability 0")
+
+
+def small_residual_case(ctx: Context) -> Case:
+    """p and q differ by ~1e-3 on two tokens: the residual is two tiny masses, normalised."""
+    for attempt in range(200):
+        gen = ctx.generator(60_000 + attempt)
+        q = normalised(torch.rand(1, 6, generator=gen, dtype=torch.float64) + 0.2)
+        p = torch.cat([q, normalised(torch.rand(1, 6, generator=gen, dtype=torch.float64))])
+        p[0, 0] += 1e-3
+        p[0, 1] += 2e-3
+        p[0, 2] -= 3e-3
+        case = Case(torch.tensor([2]), q, p, torch.tensor([0.9999, float(torch.rand(1, generator=gen))], dtype=torch.float64))
+        if margin(case.draft, q, p, case.u) > MARGIN:
+            return case
+    raise AssertionError("no small-residual case")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Probe:
+    case: Case
+
+    def encode(self, tokens) -> torch.Tensor:
+        gamma = len(self.case.draft)
+        return torch.tensor([len(tokens), *tokens, *[-1] * (gamma + 1 - len(tokens))][: gamma + 2], dtype=torch.float64)
+
+    def user(self, ctx: Context):
+        return self.encode(run(ctx, self.case, torch.float64))
+
+    def expected(self, variant):
+        variant = variant if isinstance(variant, Variant) else Variant()  # the engine's baseline means "correct"
+        return self.encode(accept_reference(self.case.draft, self.case.q, self.case.p, self.case.u, variant)[0])
+
+
+HYPOTHESES = (
+    ("spec-rejects-without-drawing", Variant(draw=False)),
+    ("spec-ratio-inverted", Variant(inverted=True)),
+    ("spec-no-stop-after-rejection", Variant(stop=False)),
+    ("spec-bonus-missing", Variant(bonus=False)),
+)
+
+
+class SpeculativeTask:
+    name = "speculative"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        c = partial(make_case, ctx)
+        keep = c(5, 3, 7)
+        named = {"draft_tokens": keep.draft, "draft_probs": keep.q.float(), "target_probs": keep.p.float(), "uniforms": keep.u.float()}
+        call = lambda: ctx.call(ctx.entry, *named.values())  # noqa: E731
+        return [
+            CheckDef("shape.tokens", "shape", partial(shape_check, ctx, c(1, 3, 8))),
+            CheckDef("numerical.all-accepted", "numerical", partial(exact_check, ctx, c(2, 3, 8, "all", sharp=0.3))),
+            CheckDef("numerical.reject-first", "numerical", partial(exact_check, ctx, c(3, 4, 8, "reject@0"))),
+            CheckDef("numerical.reject-middle", "numerical", partial(exact_check, ctx, c(4, 4, 8, "reject@2"))),
+            CheckDef("numerical.reject-last", "numerical", partial(exact_check, ctx, c(6, 3, 8, "reject@2"))),
+            CheckDef("numerical.gamma-1", "numerical", partial(exact_check, ctx, c(7, 1, 10))),
+            CheckDef("numerical.float64", "numerical", partial(exact_check, ctx, c(8, 5, 12), torch.float64)),
+            CheckDef("numerical.residual", "numerical", partial(residual_check, ctx)),
+            CheckDef("numerical.target-distribution", "numerical", partial(distribution_check, ctx)),
+            CheckDef("stability.small-residual", "stability", partial(exact_check, ctx, small_residual_case(ctx), torch.float64)),
+            CheckDef("mask-leak.zero-probability", "mask-leak", partial(zero_probability_check, ctx)),
+            CheckDef("robustness.no-mutation", "robustness", partial(no_mutation_check, ctx, call, named)),
+        ]
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        return [Probe(make_case(ctx, 10 + i, 4, 6, want)) for i, want in enumerate(("all", "reject@0", "reject@1", "reject@3", None))] + [
+            Probe(make_case(ctx, 20 + i, 3, 5, sharp=0.2)) for i in range(4)
+        ]
+
+    def hypotheses(self, ctx: Context):
+        return list(HYPOTHESES)
+
+
+TASK = SpeculativeTask()
