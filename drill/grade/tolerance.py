@@ -51,3 +51,14 @@ def judge(user: torch.Tensor, truth: torch.Tensor, same_precision: torch.Tensor)
         where.insert(0, index)
     where = tuple(where)
     return Verdict(error <= allowed, error, allowed, where)
+
+
+PROPERTY_FACTOR = 4  # a property (a norm kept, a dot product shift-invariant) drifts through more ops than one output
+
+
+def property_allowed(reference_drift: float, dtype: torch.dtype, magnitude: float = 1.0) -> float:
+    """How far the user's code may break a property that holds exactly in real arithmetic, given how far
+    the grader's own same-precision reference breaks it on the same inputs: a factor, a rounding floor
+    of a few ulps, and the dtype's backstop; never more precision than ``dtype`` carries."""
+    floor = 4 * torch.finfo(dtype).eps * magnitude
+    return max(PROPERTY_FACTOR * reference_drift + floor, BACKSTOP.get(dtype, 1e-5) * magnitude)
