@@ -48,13 +48,14 @@ register(TaskSpec("flash_decoding", "split_kv_attention"))
 register(TaskSpec("sampling", "filter_logits"))
 register(TaskSpec("paged_attention", "paged_attention"))
 register(TaskSpec("speculative", "speculative_accept"))
+register(TaskSpec("attention_backward", "attention_backward"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
 
 # A file may define helpers named like simpler tasks (a block built on its own
 # CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
-DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "flash", "rope", "padding", "sdpa", "softmax")
+DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "attention_backward", "flash", "rope", "padding", "sdpa", "softmax")
 
 
 def detect(names) -> TaskSpec | None:
