@@ -1,0 +1,13 @@
+import math
+
+import torch
+
+
+def sliding_window_attention(q, k, v, window):
+    t = q.size(-2)
+    i = torch.arange(t, device=q.device)[:, None]
+    j = torch.arange(t, device=q.device)[None, :]
+    allowed = (j <= i) & (j > i - window)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v

@@ -1,0 +1,236 @@
+"""The ``sliding_window`` task: ``sliding_window_attention(q, k, v, window)``, causal local attention.
+
+Query i attends keys j with i - window < j <= i: the last ``window`` positions, itself included
+(Mistral 7B's convention; Longformer's window is two-sided). The window's edges are where the
+bugs are, so every leak check names the (query, key) pair it caught.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+import torch
+
+from drill.grade.checks.common import deterministic_check, large_logits_verdict, no_mutation_check
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
+from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.reference import CORRECT, Variant, attention
+
+
+@dataclass(frozen=True)
+class WindowVariant:
+    """Which keys a query sees (``edges``), on top of an attention mistake (``base``)."""
+
+    edges: str = "causal"  # causal: i-W < j <= i | plus-one: i-W <= j <= i | minus-one: i-W+1 < j <= i
+    #                        both: |i-j| < W | both-inclusive: |i-j| <= W | no-causal: j > i-W | no-window: j <= i
+    base: Variant = CORRECT
+
+
+def window_mask(t: int, window: int, edges: str = "causal", device=None) -> torch.Tensor:
+    """Bool [T, T], True = may attend."""
+    i = torch.arange(t, device=device)[:, None]
+    j = torch.arange(t, device=device)[None, :]
+    return {
+        "causal": (j <= i) & (j > i - window),
+        "plus-one": (j <= i) & (j >= i - window),
+        "minus-one": (j <= i) & (j > i - window + 1),
+        "both": (i - j).abs() < window,
+        "both-inclusive": (i - j).abs() <= window,
+        "no-causal": j > i - window,
+        "no-window": j <= i,
+    }[edges]
+
+
+def reference(q, k, v, window: int, variant=CORRECT, dtype=torch.float64):
+    variant = variant if isinstance(variant, WindowVariant) else WindowVariant(base=variant)
+    q, k, v = ((q, k, v)[i].to(dtype) for i in variant.base.order)
+    return attention(q, k, v, window_mask(q.shape[-2], window, variant.edges, q.device), variant.base)[0]
+
+
+def run(ctx: Context, q, k, v, window: int):
+    return unpack(ctx.call(ctx.entry, q, k, v, window))[0]
+
+
+def qkv(ctx: Context, lead, t: int, d: int, dv: int, offset: int, dtype=torch.float64):
+    gen = ctx.generator(offset)
+    return tuple(ctx.randn(*lead, t, e, gen=gen, dtype=dtype) for e in (d, d, dv))
+
+
+def versus_truth(label, out, q, k, v, window, dtype):
+    return against_truth([(label, out, reference(q, k, v, window), reference(q, k, v, window, dtype=dtype))])
+
+
+# (id, leading dims, T, D, Dv, window): B, H, T, D and window never coincide.
+SHAPE_CASES = (
+    ("shape.4d", (2, 3), 10, 8, 8, 4),
+    ("shape.3d", (3,), 9, 4, 4, 2),
+    ("shape.dv", (2, 3), 10, 8, 6, 4),
+    ("shape.t1", (2, 3), 1, 8, 8, 4),
+)
+# (T, window): inside, only itself, exactly T (plain causal), wider than T, a small odd case.
+NUMERICAL_CASES = ((12, 4), (12, 1), (12, 12), (12, 20), (7, 3))
+
+
+def shape_check(ctx: Context, lead, t, d, dv, window):
+    q, k, v = qkv(ctx, lead, t, d, dv, 1, torch.float32)
+    out = run(ctx, q, k, v, window)
+    problem = expect_like(out, (*lead, t, dv), q)
+    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (window={window})")
+
+
+def non_contiguous_check(ctx: Context):
+    q, k, v = (t.transpose(1, 2) for t in qkv(ctx, (2, 10), 3, 8, 8, 2, torch.float32))
+    out = run(ctx, q, k, v, 4)
+    expect_shape(out, q.shape)
+    again = run(ctx, q.contiguous(), k.contiguous(), v.contiguous(), 4)
+    if not torch.allclose(out, again, atol=1e-5, rtol=1e-5):
+        return outcome("fail", "non-contiguous inputs give a different output than their contiguous copies")
+    return outcome("pass", f"output {list(out.shape)} from transposed inputs")
+
+
+def numerical_check(ctx: Context, t: int, window: int, dtype, offset: int):
+    q, k, v = qkv(ctx, (2, 3), t, 8, 6, 100 + offset)
+    out = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), window)
+    return versus_truth(f"output (T={t}, window={window}, {str(dtype)[6:]})", out, q, k, v, window, dtype)
+
+
+def gradient_check(ctx: Context, dtype):
+    base = qkv(ctx, (2, 3), 11, 8, 6, 200)
+    seed_grad = ctx.randn(2, 3, 11, 6, gen=ctx.generator(201), dtype=torch.float64)
+    leaves = [t.to(dtype).requires_grad_() for t in base]
+    out = run(ctx, *leaves, 3)
+    expect_shape(out, seed_grad.shape)
+    ctx.call(lambda: (out * seed_grad.to(out.dtype)).sum().backward(), watch=False)
+    grads = {}
+    for precision in (torch.float64, dtype):
+        refs = [t.detach().clone().to(precision).requires_grad_() for t in base]
+        (reference(*refs, 3, dtype=precision) * seed_grad.to(precision)).sum().backward()
+        grads[precision] = [r.grad for r in refs]
+    pairs = []
+    for name, leaf, exact, same in zip("qkv", leaves, grads[torch.float64], grads[dtype]):
+        if leaf.grad is None:
+            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
+        pairs.append((f"d{name} (T=11, window=3)", leaf.grad, exact, same))
+    return against_truth(pairs)
+
+
+def window_leak_check(ctx: Context):
+    """float64: perturbing key/value j must move output i exactly when i - window < j <= i."""
+    t, window = 10, 3
+    q, k, v = qkv(ctx, (2, 1), t, 4, 4, 300)
+    base = run(ctx, q, k, v, window)
+    expect_shape(base, q.shape)
+    allowed = window_mask(t, window)
+    gen = ctx.generator(301)
+    for j in range(t):
+        k2, v2 = k.clone(), v.clone()
+        k2[..., j, :] += 3 * ctx.randn(4, gen=gen, dtype=torch.float64)
+        v2[..., j, :] += 3 * ctx.randn(4, gen=gen, dtype=torch.float64)
+        change = moved(run(ctx, q, k2, v2, window), base).amax(dim=(0, 1))  # [T]
+        for i in range(t):
+            if not allowed[i, j] and change[i] > LEAK_THRESHOLD:
+                where = "a future key" if j > i else f"a key {i - j} positions back, outside the window"
+                return outcome("fail", f"window={window}: query {i} sees key {j} ({where}; it may see {max(0, i - window + 1)}..{i})")
+            if allowed[i, j] and change[i] <= LEAK_THRESHOLD:
+                return outcome("fail", f"window={window}: query {i} does not see key {j}, inside its window {max(0, i - window + 1)}..{i}")
+    return outcome("pass", f"window={window}, T={t} (float64): query i sees exactly keys i-{window - 1}..i")
+
+
+def query_leak_check(ctx: Context):
+    """float64: perturbing query i moves output i only."""
+    q, k, v = qkv(ctx, (2, 1), 8, 4, 4, 350)
+    base = run(ctx, q, k, v, 3)
+    expect_shape(base, q.shape)
+    for i in range(8):
+        q2 = q.clone()
+        q2[..., i, :] += 3.0
+        change = moved(run(ctx, q2, k, v, 3), base).amax(dim=(0, 1))
+        change[i] = 0
+        if (change > LEAK_THRESHOLD).any():
+            return outcome("fail", f"changing query {i} moves the output of position {int(change.argmax())}")
+    return outcome("pass", "changing query i moves output i only")
+
+
+def large_logits_check(ctx: Context):
+    q, k, v = qkv(ctx, (2, 3), 12, 8, 6, 400)
+    q, k = 31.6 * q, 31.6 * k
+    return large_logits_verdict(run(ctx, q, k, v, 4), reference(q, k, v, 4))
+
+
+def varying_check(ctx: Context):
+    for n, (t, window) in enumerate(((12, 4), (7, 2), (9, 9))):
+        q, k, v = qkv(ctx, (2, 3), t, 8, 6, 500 + n, torch.float32)
+        result = versus_truth(f"call {n + 1} (T={t}, window={window})", run(ctx, q, k, v, window), q, k, v, window, torch.float32)
+        if result.status != "pass":
+            return result
+    return outcome("pass", "three calls with different T and window in a row all match")
+
+
+@dataclass(frozen=True)
+class Probe:
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    window: int
+
+    def user(self, ctx: Context):
+        return run(ctx, self.q.clone(), self.k.clone(), self.v.clone(), self.window)
+
+    def expected(self, variant):
+        return reference(self.q, self.k, self.v, self.window, variant)
+
+
+class SlidingWindowTask:
+    name = "sliding_window"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
+        defs.append(CheckDef("shape.non-contiguous", "shape", partial(non_contiguous_check, ctx)))
+        for dtype in ctx.dtypes:
+            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            defs += [
+                CheckDef(f"{prefix}.t{t}-window{w}", "numerical", partial(numerical_check, ctx, t, w, dtype, n))
+                for n, (t, w) in enumerate(NUMERICAL_CASES)
+            ]
+            grad_id = "gradient.qkv" if dtype == torch.float32 else f"gradient.{str(dtype)[6:]}"
+            defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
+        q, k, v = qkv(ctx, (2, 3), 12, 8, 6, 600, torch.float32)
+        defs += [
+            CheckDef("mask-leak.window", "mask-leak", partial(window_leak_check, ctx)),
+            CheckDef("mask-leak.queries", "mask-leak", partial(query_leak_check, ctx)),
+            CheckDef("stability.large-logits", "stability", partial(large_logits_check, ctx)),
+            CheckDef(
+                "robustness.no-mutation",
+                "robustness",
+                partial(no_mutation_check, ctx, lambda: run(ctx, q, k, v, 4), {"q": q, "k": k, "v": v}),
+            ),
+            CheckDef(
+                "robustness.deterministic",
+                "robustness",
+                partial(deterministic_check, lambda: run(ctx, q.clone(), k.clone(), v.clone(), 4)),
+            ),
+            CheckDef("robustness.varying-window", "robustness", partial(varying_check, ctx)),
+        ]
+        return defs
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        q, k, v = qkv(ctx, (2, 2), 9, 4, 4, 1100)
+        return [Probe(q, k, v, 3), Probe(q, k, v, 5)]
+
+    def hypotheses(self, ctx: Context):
+        return (
+            ("sliding-window-off-by-one", WindowVariant(edges="plus-one")),
+            ("sliding-window-off-by-one", WindowVariant(edges="minus-one")),
+            ("sliding-window-both-sides", WindowVariant(edges="both")),
+            ("sliding-window-both-sides", WindowVariant(edges="both-inclusive")),
+            ("sliding-window-causal-missing", WindowVariant(edges="no-causal")),
+            ("sliding-window-missing", WindowVariant(edges="no-window")),
+            ("scale-missing", WindowVariant(base=replace(CORRECT, scale="none"))),
+            ("scale-by-d", WindowVariant(base=replace(CORRECT, scale="d"))),
+            ("softmax-wrong-dim", WindowVariant(base=replace(CORRECT, softmax_dim=-2))),
+            ("k-v-swapped", WindowVariant(base=replace(CORRECT, order=(0, 2, 1)))),
+        )
+
+
+TASK = SlidingWindowTask()
