@@ -52,6 +52,7 @@ register(TaskSpec("sampling", "filter_logits"))
 register(TaskSpec("paged_attention", "paged_attention"))
 register(TaskSpec("speculative", "speculative_accept"))
 register(TaskSpec("attention_backward", "attention_backward"))
+register(TaskSpec("bpe", "train_bpe"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)

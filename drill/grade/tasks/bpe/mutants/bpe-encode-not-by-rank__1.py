@@ -1,0 +1,41 @@
+def _merge(ids, pair, new):
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            out.append(new)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def _counts(ids):
+    counts = {}
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def train_bpe(text, n_merges):
+    ids, merges = list(text.encode("utf-8")), []
+    for k in range(n_merges):
+        counts = _counts(ids)
+        if not counts:
+            break
+        best = max(counts, key=counts.get)  # ties: the pair seen first
+        merges.append(best)
+        ids = _merge(ids, best, 256 + k)
+    return merges
+
+
+def encode(text, merges):
+    ranks = {tuple(p): k for k, p in enumerate(merges)}
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        counts = {p: c for p, c in _counts(ids).items() if p in ranks}
+        if not counts:
+            break
+        pair = max(counts, key=counts.get)  # the most frequent mergeable pair
+        ids = _merge(ids, pair, 256 + ranks[pair])
+    return ids
