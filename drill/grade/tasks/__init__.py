@@ -54,13 +54,14 @@ register(TaskSpec("paged_attention", "paged_attention"))
 register(TaskSpec("speculative", "speculative_accept"))
 register(TaskSpec("attention_backward", "attention_backward"))
 register(TaskSpec("bpe", "train_bpe"))
+register(TaskSpec("mla", "MultiHeadLatentAttention"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
 
 # A file may define helpers named like simpler tasks (a block built on its own
 # CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
-DETECT_ORDER = ("block", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "attention_backward", "flash", "rope", "padding", "sdpa", "softmax")
+DETECT_ORDER = ("block", "mla", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "attention_backward", "flash", "rope", "padding", "sdpa", "softmax")
 
 
 def detect(names) -> TaskSpec | None:

@@ -1,0 +1,262 @@
+"""The ``mla`` task: ``MultiHeadLatentAttention(d_model, n_heads, d_latent)``, ``forward(x, cache=None) -> (out, cache)``.
+
+DeepSeek-V2's attention without the decoupled RoPE key: keys and values are up-projected from one
+shared latent ``c_kv = W_dkv x``, and the cache is that latent. The module engine
+(drill.grade.checks.module) runs the causal battery on the full forward with a reference built
+from the user's own five Linear layers; decoding checks (as for kv_cache: a chunk after P cached
+tokens aligns bottom-right) and a check that the cache is the latent come on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_shape, moved
+from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.layouts import is_linear
+from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
+
+DECODE_CASES = (
+    ("numerical.decode-one-token-at-a-time", (1,) * 7),
+    ("numerical.decode-chunks-3-1-4", (3, 1, 4)),
+    ("numerical.decode-prefill-5-then-1-1", (5, 1, 1)),
+)
+ACCEPTED = ("nn.Linear layers W_q (d_model -> d_model), W_dkv (d_model -> d_latent), W_uk and W_uv "
+            "(d_latent -> d_model) and W_o (d_model -> d_model), bias optional")  # fmt: skip
+
+
+def latent_size(d_model: int) -> int:
+    """The d_latent the grader builds with: below d_model, and never equal to a head dim it uses."""
+    return d_model // 2 + 1
+
+
+def linear(x, params, name):
+    return F.linear(x, params[f"{name}.weight"], params.get(f"{name}.bias"))
+
+
+@dataclass(frozen=True)
+class MlaLayout:
+    """The five projections of the contract; ``shared`` models one up-projection used for K and V."""
+
+    d_latent: int
+    shared: str = ""  # | W_uk: K and V both from W_uk | W_uv: both from W_uv
+
+    def describe(self) -> str:
+        return f"W_q, W_dkv (d_latent {self.d_latent}), W_uk, W_uv, W_o"
+
+    def params(self, module: nn.Module) -> dict[str, torch.Tensor]:
+        names = {f"{layer}.{p}" for layer in ("W_q", "W_dkv", "W_uk", "W_uv", "W_o") for p in ("weight", "bias")}
+        return {name: p for name, p in module.named_parameters() if name in names}
+
+    def latent(self, x, params):
+        return linear(x, params, "W_dkv")
+
+    def up(self, c, params):
+        """(k, v) from latents c."""
+        return linear(c, params, self.shared or "W_uk"), linear(c, params, self.shared or "W_uv")
+
+    def project_qkv(self, x, params):
+        return (linear(x, params, "W_q"), *self.up(self.latent(x, params), params))
+
+    def project_out(self, y, params):
+        return linear(y, params, "W_o")
+
+
+def find_mla_layout(module: nn.Module, d_model: int, d_latent: int) -> MlaLayout | None:
+    sizes = {"W_q": (d_model, d_model), "W_dkv": (d_model, d_latent), "W_uk": (d_latent, d_model),
+             "W_uv": (d_latent, d_model), "W_o": (d_model, d_model)}  # fmt: skip
+    ok = all(is_linear(getattr(module, name, None), *shape) for name, shape in sizes.items())
+    return MlaLayout(d_latent) if ok else None
+
+
+@dataclass(frozen=True)
+class MlaVariant:
+    """An MLA or decoding mistake on top of an attention mistake (``base``)."""
+
+    base: Variant = CORRECT
+    latent_scale: bool = False  # scores scaled by 1/sqrt(d_latent)
+    shared: str = ""  # | W_uk | W_uv: one up-projection for both K and V
+    align: str = "bottom-right"  # | top-left: chunk query i sees keys 0..i | unmasked: no mask once cached
+    cache: str = "append"  # | overwrite: the returned cache holds only the newest chunk
+
+
+def as_mla(variant) -> MlaVariant:
+    return variant if isinstance(variant, MlaVariant) else MlaVariant(base=variant)
+
+
+def chunk_mask(n: int, p: int, variant: MlaVariant, device=None) -> torch.Tensor:
+    """[n, p + n], True = may attend, for n new queries after p cached latents."""
+    ones = torch.ones(n, p + n, dtype=torch.bool, device=device)
+    causal = variant.base.causal
+    if causal == "none" or (variant.align == "unmasked" and p > 0):
+        return ones
+    shift = 0 if variant.align == "top-left" else p
+    if causal == "triu":
+        return torch.triu(ones, diagonal=shift)
+    return torch.tril(ones, diagonal=shift + causal)
+
+
+def mla_reference(x, params, layout: MlaLayout, n_heads: int, sizes, variant=CORRECT):
+    """Outputs of feeding x in chunks of ``sizes`` (one chunk: the full forward), from the user's weights.
+
+    Queries come from each chunk, keys and values from every latent kept so far, as a latent cache does."""
+    variant = as_mla(variant)
+    base, layout = variant.base, replace(layout, shared=variant.shared)
+    d = x.shape[-1]
+    hd = d // n_heads
+    scale_dim = layout.d_latent if variant.latent_scale else d
+    if variant.latent_scale:
+        base = replace(base, scale="sqrt-model")  # 1/sqrt(d_model), with d_model = d_latent below
+    outs, kept, start = [], None, 0
+    for n in sizes:
+        chunk = x[:, start : start + n]
+        latents = layout.latent(chunk, params)
+        seen = latents if kept is None else torch.cat((kept, latents), dim=1)
+        k, v = layout.up(seen, params)
+        if base.order == (0, 2, 1):
+            k, v = v, k
+        q, k, v = (split_heads(z, n_heads, hd, base) for z in (linear(chunk, params, "W_q"), k, v))
+        out, _ = attention(q, k, v, chunk_mask(n, seen.shape[1] - n, variant, x.device), base, d_model=scale_dim)
+        merged = merge_heads(out, base)
+        outs.append(layout.project_out(merged, params) if base.out_proj else merged)
+        kept = seen if variant.cache == "append" else latents
+        start += n
+    return torch.cat(outs, dim=1)
+
+
+class MlaTask(ModuleTask):
+    def __init__(self):
+        super().__init__("mla", causal=True)
+
+    def init_args(self, d_model: int, n_heads: int) -> tuple:
+        return (d_model, n_heads, latent_size(d_model))
+
+    def build(self, ctx: Context, d_model: int, n_heads: int, dtype=torch.float32) -> Built:
+        module = ctx.instantiate(self.init_args(d_model, n_heads), dtype)
+        return Built(module, n_heads, find_mla_layout(module, d_model, latent_size(d_model)))
+
+    def reference(self, built: Built, x, mask, dtype, variant=CORRECT, params=None):
+        params = params if params is not None else built.params(dtype)
+        return mla_reference(x.to(dtype), params, built.layout, built.n_heads, (x.shape[1],), variant)
+
+    def layout_check(self, ctx: Context):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        if built.layout is None:
+            return outcome("fail", f"unrecognised projection layout; accepted: {ACCEPTED}")
+        return outcome("pass", built.layout.describe())
+
+    def decode(self, ctx: Context, module, x, sizes):
+        """(outputs, last cache) for x fed chunk by chunk, each call given the previous cache."""
+        outs, cache, start = [], None, 0
+        for n in sizes:
+            ret = ctx.call(module, x[:, start : start + n].contiguous(), cache)
+            if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and isinstance(ret[0], torch.Tensor)):
+                raise WrongShape(f"forward(x, cache) returned {type(ret).__name__}, not (out, cache)")
+            out, cache = ret
+            expect_shape(out, (x.shape[0], n, x.shape[2]), f"output of a {n}-token step")
+            outs.append(out)
+            start += n
+        return torch.cat(outs, dim=1), cache
+
+    # --- checks ---------------------------------------------------------------
+
+    def decode_check(self, ctx: Context, sizes, offset):
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        x, _ = self.inputs(ctx, (BASE[0], sum(sizes), BASE[2], BASE[3]), 1200 + offset, torch.float64)
+        out, _ = self.decode(ctx, built.module, x.float(), sizes)
+        truth, same = (self.reference(built, x, None, dtype) for dtype in (torch.float64, torch.float32))
+        how = "one token at a time" if set(sizes) == {1} else f"in chunks of {' then '.join(map(str, sizes))} tokens"
+        return against_truth([(f"outputs decoded {how}", out, truth, same)])
+
+    def latent_cache_check(self, ctx: Context):
+        """After chunks of 3 and 2 tokens the cache must be c_kv = W_dkv x of all 5, [B, 5, d_latent]."""
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        x, _ = self.inputs(ctx, (BASE[0], 5, BASE[2], BASE[3]), 1250, torch.float64)
+        _, cache = self.decode(ctx, built.module, x.float(), (3, 2))
+        wanted = [BASE[0], 5, built.layout.d_latent]
+        if not isinstance(cache, torch.Tensor):
+            kinds = f"{type(cache).__name__} of {len(cache)}" if isinstance(cache, (tuple, list)) else type(cache).__name__
+            return outcome("fail", f"the cache is a {kinds}, not the latent c_kv {wanted}: K and V cached instead?", "mla-caches-kv")
+        if list(cache.shape) != wanted:
+            return outcome("fail", f"the cache has shape {list(cache.shape)}, not the latent c_kv {wanted} "
+                                   f"(d_latent={wanted[2]}, d_model={x.shape[-1]})", "mla-caches-kv")  # fmt: skip
+        truth, same = (built.layout.latent(x.to(p), built.params(p)) for p in (torch.float64, torch.float32))
+        result = against_truth([("cache (c_kv = W_dkv x, after chunks of 3 and 2)", cache, truth, same)])
+        if result.status == "pass":
+            result.message = f"the cache is the latent c_kv {wanted}: " + result.message
+        return result
+
+    def chunk_leak_check(self, ctx: Context):
+        """After 3 cached tokens, a 4-token chunk must still be causal inside itself."""
+        built = self.build(ctx, 12, 3, torch.float64)
+        x = ctx.randn(2, 7, 12, gen=ctx.generator(1300), dtype=torch.float64)
+        base, _ = self.decode(ctx, built.module, x, (3, 4))
+        leaks = []
+        for j in range(4, 7):
+            x2 = x.clone()
+            x2[:, j] += 10.0
+            change = moved(self.decode(ctx, built.module, x2, (3, 4))[0], base).amax(dim=0)
+            leaks += [(i, j) for i in range(3, j) if change[i] > LEAK_THRESHOLD]
+        if leaks:
+            i, j = min(leaks)
+            return outcome("fail", f"in a chunk after 3 cached tokens, position {i} changes when position {j} changes")
+        return outcome("pass", "inside a 4-token chunk after 3 cached tokens, no position sees a later one")
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        defs = super().checks(ctx)
+        for n, (check_id, sizes) in enumerate(DECODE_CASES):
+            defs.append(CheckDef(check_id, "numerical", partial(self.decode_check, ctx, sizes, n)))
+        defs += [
+            CheckDef("rules.cache-is-latent", "rules", partial(self.latent_cache_check, ctx)),
+            CheckDef("mask-leak.decode-chunk", "mask-leak", partial(self.chunk_leak_check, ctx)),
+        ]
+        return defs
+
+    # --- diagnosis --------------------------------------------------------------
+
+    def probes(self, ctx: Context):
+        probes = super().probes(ctx)
+        if not probes:
+            return probes
+        built = probes[0].built
+        x = ctx.randn(2, 8, BASE[2] * BASE[3], gen=ctx.generator(1400), dtype=torch.float64)
+        return probes + [DecodeProbe(self, built, x, sizes) for sizes in ((3, 1, 4), (2, 2, 1, 3))]
+
+    def hypotheses(self, ctx: Context):
+        found = [(code, MlaVariant(base=v)) for code, v in super().hypotheses(ctx) if v.order in ((0, 1, 2), (0, 2, 1))]
+        return found + [
+            ("mla-scale-by-latent", MlaVariant(latent_scale=True)),
+            ("mla-shared-up-projection", MlaVariant(shared="W_uk")),
+            ("mla-shared-up-projection", MlaVariant(shared="W_uv")),
+            ("causal-mask-missing", MlaVariant(base=replace(CORRECT, causal="none"))),
+            ("kv-cache-mask-top-left", MlaVariant(align="top-left")),
+            ("kv-cache-chunk-unmasked", MlaVariant(align="unmasked")),
+            ("kv-cache-not-appended", MlaVariant(cache="overwrite")),
+        ]
+
+
+@dataclass(frozen=True)
+class DecodeProbe:
+    task: MlaTask
+    built: Built
+    x: torch.Tensor
+    sizes: tuple[int, ...]
+
+    def user(self, ctx: Context):
+        return self.task.decode(ctx, self.built.module, self.x.clone(), self.sizes)[0]
+
+    def expected(self, variant):
+        return mla_reference(self.x, self.built.params(torch.float64), self.built.layout, self.built.n_heads, self.sizes, variant)
+
+
+TASK = MlaTask()
