@@ -55,6 +55,7 @@ def alibi_slopes(n: int, rule: str = "paper") -> list[float]:
 
 
 def reference(q, k, v, causal: bool, variant=CORRECT, dtype=torch.float64):
+    """In ``dtype`` with a hand-written softmax, as a candidate computes it (the baseline of the tolerance rule)."""
     variant = variant if isinstance(variant, AlibiVariant) else CORRECT  # the engine's baseline: the correct one
     q, k, v = (t.to(dtype) for t in (q, k, v))
     h, t, d = q.shape[-3:]
@@ -66,7 +67,8 @@ def reference(q, k, v, causal: bool, variant=CORRECT, dtype=torch.float64):
     scores = q @ k.transpose(-2, -1) * scale + variant.sign * m * distance
     if causal and variant.mask:
         scores = scores.masked_fill(j > i, float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+    e = (scores - scores.amax(dim=-1, keepdim=True)).exp()
+    return e / e.sum(dim=-1, keepdim=True) @ v
 
 
 def run(ctx: Context, q, k, v, causal: bool | None):

@@ -15,7 +15,7 @@ import torch
 from drill.grade.checks.common import deterministic_check, large_logits_verdict, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
-from drill.grade.reference import CORRECT, Variant, attention
+from drill.grade.reference import CORRECT, Variant, scale_factor
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,14 @@ def window_mask(t: int, window: int, edges: str = "causal", device=None) -> torc
 
 
 def reference(q, k, v, window: int, variant=CORRECT, dtype=torch.float64):
+    """In ``dtype`` with a hand-written softmax, as a candidate computes it (the baseline of the tolerance rule)."""
     variant = variant if isinstance(variant, WindowVariant) else WindowVariant(base=variant)
     q, k, v = ((q, k, v)[i].to(dtype) for i in variant.base.order)
-    return attention(q, k, v, window_mask(q.shape[-2], window, variant.edges, q.device), variant.base)[0]
+    scores = q @ k.transpose(-2, -1) * scale_factor(variant.base, q.shape[-1], None)
+    scores = scores.masked_fill(~window_mask(q.shape[-2], window, variant.edges, q.device), float("-inf"))
+    dim = variant.base.softmax_dim
+    e = (scores - scores.amax(dim=dim, keepdim=True)).exp()
+    return e / e.sum(dim=dim, keepdim=True) @ v
 
 
 def run(ctx: Context, q, k, v, window: int):
