@@ -56,6 +56,7 @@ register(TaskSpec("speculative", "speculative_accept"))
 register(TaskSpec("attention_backward", "attention_backward"))
 register(TaskSpec("bpe", "train_bpe"))
 register(TaskSpec("mla", "MultiHeadLatentAttention"))
+register(TaskSpec("beam_search", "beam_search"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)

@@ -1,0 +1,216 @@
+"""The ``beam_search`` task: ``beam_search(step_fn, bos_id, eos_id, beam_size, max_len) -> (tokens, score)``.
+
+``step_fn`` is the judge's, but the user's code calls it, and a callable cannot cross the wire: the
+judge sends a seeded toy model as its table (wire.StepTable) and the user side builds the callable
+from it (drill.grade.user.toys). The judge runs exact beam search on the same float64 model. Its
+seeds are chosen so that every choice the correct search makes (the beam_size-th candidate against
+the next, the best final hypothesis against the runner-up) wins by at least MARGIN, so the tokens
+are compared exactly and the score to float64 rounding.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache, partial
+
+import torch
+
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.user.toys import log_probs
+from drill.grade.user.wire import StepTable
+
+MARGIN = 1e-6
+SCORE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Variant:
+    score: str = "total"  # total | last (each hypothesis scored by its last step's log-prob only)
+    finished: str = "leave"  # leave (correct) | expand (eos extended like any token) | drop (never returned)
+    copies: bool = False  # the beam starts as beam_size copies of [bos]
+
+
+@dataclass(frozen=True)
+class Model:
+    table: torch.Tensor  # [2, V, V] float64; hashed by identity (the search cache's key)
+    bos: int
+    eos: int
+    beam: int
+    max_len: int
+
+
+@lru_cache(maxsize=256)  # a model is checked, probed and explained with the same searches
+def beam_reference(m: Model, variant: Variant = Variant()):
+    """(tokens, score, margin): the search the contract defines, and the smallest margin of its choices."""
+    beams = [([m.bos], 0.0)] * (m.beam if variant.copies else 1)
+    finished: list[tuple[list[int], float]] = []
+    closest = math.inf
+    for _ in range(m.max_len):
+        if not beams:
+            break
+        logp = log_probs(m.table, torch.tensor([seq for seq, _ in beams]))  # [N, V]
+        scores = torch.tensor([0.0 if variant.score == "last" else score for _, score in beams], dtype=torch.float64)
+        totals = (scores[:, None] + logp).flatten()
+        order = torch.sort(totals, descending=True, stable=True).indices[: m.beam + 1].tolist()  # ties: (beam, token) order
+        vocab = logp.shape[-1]
+        candidates = [(totals[j].item(), *divmod(j, vocab)) for j in order]
+        if len(candidates) > m.beam:
+            closest = min(closest, candidates[m.beam - 1][0] - candidates[m.beam][0])
+        survivors = []
+        for total, i, v in candidates[: m.beam]:
+            seq = beams[i][0] + [v]
+            if v == m.eos and variant.finished != "expand":
+                if variant.finished == "leave":
+                    finished.append((seq, total))
+            else:
+                survivors.append((seq, total))
+        beams = survivors
+    pool = sorted(finished + beams, key=lambda h: -h[1])
+    if not pool:
+        return [], -math.inf, closest
+    if len(pool) > 1:
+        closest = min(closest, pool[0][1] - pool[1][1])
+    return pool[0][0][1:], pool[0][1], closest
+
+
+def make_model(ctx: Context, offset: int, vocab: int, beam: int, max_len: int, bos=0, eos=1, eos_bias=0.0, scale=1.5) -> Model:
+    """The first seeded toy model on which the correct search wins every choice by MARGIN."""
+    for attempt in range(200):
+        gen = ctx.generator(offset * 1000 + attempt)
+        table = scale * torch.randn(2, vocab, vocab, generator=gen, dtype=torch.float64)
+        table[0, :, eos] += eos_bias
+        model = Model(table, bos, eos, beam, max_len)
+        if beam_reference(model)[2] > MARGIN:
+            return model
+    raise AssertionError("no well-separated toy model")  # pragma: no cover
+
+
+def result_of(value, vocab: int):
+    """(tokens, score) from what the user returned."""
+    if not (isinstance(value, (tuple, list)) and len(value) == 2):
+        raise WrongShape(f"returned {type(value).__name__}, expected a pair (tokens, score)")
+    tokens, score = value
+    if isinstance(tokens, torch.Tensor):
+        if tokens.dim() != 1 or tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
+            raise WrongShape(f"tokens is a {tokens.dtype} tensor of shape {list(tokens.shape)}, expected 1-D token ids")
+        tokens = tokens.tolist()
+    if not (isinstance(tokens, (list, tuple)) and all(type(t) is int for t in tokens)):
+        raise WrongShape(f"tokens is {type(tokens).__name__}, expected a list (or 1-D int tensor) of token ids")
+    if isinstance(score, torch.Tensor):
+        if score.numel() != 1:
+            raise WrongShape(f"score is a tensor of shape {list(score.shape)}, expected one number")
+        score = score.item()
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        raise WrongShape(f"score is {type(score).__name__}, expected a number (the total log-prob)")
+    bad = [t for t in tokens if not 0 <= t < vocab]
+    if bad:
+        raise WrongShape(f"tokens holds {bad[0]}, outside the vocabulary 0..{vocab - 1}")
+    return list(tokens), float(score)
+
+
+def run(ctx: Context, m: Model):
+    value = ctx.call(ctx.entry, StepTable(m.table), m.bos, m.eos, m.beam, m.max_len)
+    return result_of(value, m.table.shape[-1])
+
+
+def sequence_score(m: Model, tokens: list[int]) -> float:
+    """The total log-prob of bos + tokens under the toy model."""
+    seq, total = [m.bos], 0.0
+    for t in tokens:
+        total += log_probs(m.table, torch.tensor([seq]))[0, t].item()
+        seq.append(t)
+    return total
+
+
+def search_check(ctx: Context, m: Model):
+    want, want_score, _ = beam_reference(m)
+    got, score = run(ctx, m)
+    if got != want:
+        at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        theirs = sequence_score(m, got) if got and all(t != m.eos for t in got[:-1]) else None
+        worth = f" (its total log-prob is {theirs:.4f}, the best hypothesis's {want_score:.4f})" if theirs is not None else ""
+        return outcome("fail", f"beam {m.beam}, max_len {m.max_len}: expected tokens {want} (score {want_score:.4f}), "
+                               f"got {got}; they differ at position {at}{worth}")  # fmt: skip
+    if not abs(score - want_score) <= SCORE_TOLERANCE * max(1.0, abs(want_score)):
+        return outcome("fail", f"tokens {got} are right but the score is {score:.6g}, expected their total log-prob {want_score:.6g}")
+    ended = "finished with eos" if got and got[-1] == m.eos else "still live at max_len"
+    return outcome("pass", f"beam {m.beam}, max_len {m.max_len}: tokens {got} ({ended}), score {score:.4f}, exact")
+
+
+def shape_check(ctx: Context, m: Model):
+    value = ctx.call(ctx.entry, StepTable(m.table), m.bos, m.eos, m.beam, m.max_len)
+    tokens, score = result_of(value, m.table.shape[-1])
+    if tokens and tokens[0] == m.bos and beam_reference(m)[0][:1] != [m.bos]:
+        return outcome("fail", f"tokens {tokens} start with bos_id {m.bos}: return them without it")
+    if len(tokens) > m.max_len:
+        return outcome("fail", f"{len(tokens)} tokens after max_len = {m.max_len} steps")
+    return outcome("pass", f"(tokens, score): {len(tokens)} ids and a number")
+
+
+@dataclass(frozen=True)
+class Probe:
+    model: Model
+
+    def encode(self, tokens, score) -> torch.Tensor:
+        width = self.model.max_len + 1
+        flat = [len(tokens), *tokens][:width]
+        return torch.tensor(flat + [-1] * (width - len(flat)) + [score if math.isfinite(score) else -1e6], dtype=torch.float64)
+
+    def user(self, ctx: Context):
+        return self.encode(*run(ctx, self.model))
+
+    def expected(self, variant):
+        variant = variant if isinstance(variant, Variant) else Variant()  # the engine's baseline means "correct"
+        tokens, score, _ = beam_reference(self.model, variant)
+        return self.encode(tokens, score)
+
+
+HYPOTHESES = (
+    ("beam-last-step-score", Variant(score="last")),
+    ("beam-finished-expanded", Variant(finished="expand")),
+    ("beam-finished-dropped", Variant(finished="drop")),
+    ("beam-duplicate-hypotheses", Variant(copies=True)),
+)
+
+
+class BeamSearchTask:
+    name = "beam_search"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        mk = partial(make_model, ctx)
+        s = partial(search_check, ctx)
+        return [
+            CheckDef("shape.return", "shape", partial(shape_check, ctx, mk(1, 6, 3, 5))),
+            CheckDef("numerical.beam-3", "numerical", partial(s, mk(2, 7, 3, 6))),
+            CheckDef("numerical.beam-5", "numerical", partial(s, mk(3, 12, 5, 7, eos_bias=0.5))),
+            CheckDef("numerical.greedy", "numerical", partial(s, mk(4, 8, 1, 6))),
+            CheckDef("numerical.eos-early", "numerical", partial(s, mk(5, 6, 3, 8, eos_bias=2.0))),
+            CheckDef("numerical.no-eos", "numerical", partial(s, mk(6, 6, 3, 5, eos_bias=-30.0))),
+            CheckDef("numerical.max-len-1", "numerical", partial(s, mk(7, 5, 2, 1))),
+            CheckDef("stability.long-sequence", "stability", partial(s, mk(8, 20, 3, 40, eos_bias=-30.0, scale=0.8))),
+            CheckDef("robustness.other-ids", "robustness", partial(s, mk(9, 7, 3, 6, bos=5, eos=2, eos_bias=1.0))),
+            CheckDef("robustness.beam-wider-than-vocab", "robustness", partial(s, mk(10, 4, 6, 4, eos_bias=0.5))),
+        ]
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        """Toy models on which every hypothesis makes its own choices by MARGIN too (the copies' ties
+        are between identical hypotheses, so harmless), until each hypothesis differs from the
+        correct search on at least one of them."""
+        probes, unseen = [], {variant for _, variant in HYPOTHESES}
+        for offset in range(20, 80):
+            if not unseen and len(probes) >= 3:
+                break
+            model = make_model(ctx, offset, 6 + offset % 3, 3 + offset % 2, 5 + offset % 3, eos_bias=(offset % 4) * 0.5 - 0.5)
+            if any(beam_reference(model, v)[2] <= MARGIN for _, v in HYPOTHESES if not v.copies):
+                continue
+            right = beam_reference(model)[:2]
+            unseen -= {v for _, v in HYPOTHESES if beam_reference(model, v)[:2] != right}
+            probes.append(Probe(model))
+        return probes
+
+    def hypotheses(self, ctx: Context):
+        return list(HYPOTHESES)
+
+
+TASK = BeamSearchTask()
