@@ -43,6 +43,8 @@ class BackwardVariant:
     unscaled: str = ""  # "dq", "dk" or "both": the 1/sqrt(D) missing in that gradient (the forward scaled)
     transposed: str = ""  # "dk": dk = dS q (no transpose) | "dv": dv = P dO
     remask: bool = True  # False: P recomputed from the unmasked scores
+    form: str = "textbook"  # | flash: FlashAttention's forms, P = exp(S - logsumexp(S)) and D = rowsum(dO * O)
+    #                     (the same in exact arithmetic; only the same-precision baseline uses them)
 
 
 def backward_reference(q, k, v, d_out, mask=None, variant=CORRECT):
@@ -52,11 +54,12 @@ def backward_reference(q, k, v, d_out, mask=None, variant=CORRECT):
     scores = q @ k.transpose(-2, -1) * c
     if mask is not None and variant.remask:
         scores = scores.masked_fill(~mask, float("-inf"))
-    p = torch.softmax(scores, dim=-1)
+    p = torch.exp(scores - scores.logsumexp(dim=-1, keepdim=True)) if variant.form == "flash" else torch.softmax(scores, dim=-1)
     dv = p @ d_out if variant.transposed == "dv" else p.transpose(-2, -1) @ d_out
     dp = d_out @ v.transpose(-2, -1)
     if variant.jacobian == "full":
-        ds = p * (dp - (dp * p).sum(dim=-1, keepdim=True))
+        rows = (d_out * (p @ v) if variant.form == "flash" else dp * p).sum(dim=-1, keepdim=True)
+        ds = p * (dp - rows)
     else:
         ds = p * dp if variant.jacobian == "no-rowsum" else p * (1 - p) * dp
     dq = ds @ k * (1.0 if variant.unscaled in ("dq", "both") else c)
@@ -69,6 +72,16 @@ def autograd_truth(q, k, v, d_out, mask, dtype):
     leaves = [t.detach().to(dtype).requires_grad_() for t in (q, k, v)]
     out, _ = attention(*leaves, mask)
     return torch.autograd.grad(out, leaves, d_out.to(dtype))
+
+
+def baseline(q, k, v, d_out, mask, dtype):
+    """What the same computation achieves in ``dtype``, per gradient: the least accurate of autograd and
+    the written-out backward (textbook or FlashAttention's forms), all run in ``dtype``."""
+    exact = autograd_truth(q, k, v, d_out, mask, torch.float64)
+    low = [t.to(dtype) for t in (q, k, v, d_out)]
+    runs = (autograd_truth(q, k, v, d_out, mask, dtype), backward_reference(*low, mask),
+            backward_reference(*low, mask, BackwardVariant(form="flash")))  # fmt: skip
+    return tuple(max((r[i] for r in runs), key=lambda g: (g.double() - exact[i]).abs().max().item()) for i in range(3))
 
 
 def run(ctx: Context, q, k, v, d_out, mask=None):
@@ -104,7 +117,7 @@ def numerical_check(ctx: Context, dtype, offset: int):
     pairs = []
     for mask in (None, random_mask(MASK, ctx.generator(150 + offset), ctx.device)):
         grads = run(ctx, *(t.to(dtype) for t in (q, k, v, d_out)), mask)
-        truth, same = (autograd_truth(q, k, v, d_out, mask, precision) for precision in (torch.float64, dtype))
+        truth, same = autograd_truth(q, k, v, d_out, mask, torch.float64), baseline(q, k, v, d_out, mask, dtype)
         label = "" if mask is None else " (masked)"
         pairs += [(f"{name}{label}", g, t, s) for name, g, t, s in zip(("dq", "dk", "dv"), grads, truth, same)]
     return against_truth(pairs)
@@ -194,7 +207,7 @@ def varying_length_check(ctx: Context):
         q, k, v, d_out = inputs(ctx, ((2, 3, t, 4), (2, 3, t, 4), (2, 3, t, 6)), 800 + n)
         mask = causal_mask(t, device=ctx.device)
         grads = run(ctx, *(x.float() for x in (q, k, v, d_out)), mask)
-        truth, same = (autograd_truth(q, k, v, d_out, mask, p) for p in (torch.float64, torch.float32))
+        truth, same = autograd_truth(q, k, v, d_out, mask, torch.float64), baseline(q, k, v, d_out, mask, torch.float32)
         result = against_truth([(f"call {n + 1} (T={t}): {name}", g, e, s) for name, g, e, s in zip(("dq", "dk", "dv"), grads, truth, same)])
         if result.status != "pass":
             return result
