@@ -7,8 +7,10 @@ produce the right numbers, and every check is computed from what comes back.
 
 from __future__ import annotations
 
+import functools
+
 import torch
-from torch.overrides import TorchFunctionMode
+from torch.overrides import TorchFunctionMode, handle_torch_function
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
@@ -29,6 +31,47 @@ def builtin_name(func) -> str | None:
     if name.startswith(BUILTIN_PREFIXES):
         return f"torch.ops.aten.{name}"
     return None
+
+
+# Python-level builtins a task may forbid (TASK.forbidden keys): they call no torch function of their
+# own name, so each is wrapped to pass through handle_torch_function, where BuiltinSpy sees it by name.
+PYTHON_BUILTINS = {
+    "torch.nn.utils": ("clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "get_total_norm", "clip_grad_value_"),
+    "torch.nn.utils.clip_grad": ("clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "get_total_norm",
+                                 "clip_grad_value_", "_clip_grads_with_norm_", "_get_total_norm"),  # fmt: skip
+}
+
+
+def _visible(func, name: str):
+    """``func``, but seen by an active TorchFunctionMode as a function called ``name``."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if torch._C._is_torch_function_mode_enabled():
+            return handle_torch_function(wrapper, (), *args, **kwargs)
+        return func(*args, **kwargs)
+
+    wrapper.__name__ = name
+    return wrapper
+
+
+def watch_python_builtins() -> None:
+    """Make clip_grad_norm_ and the LR schedulers visible to the builtin rule, before the user's file
+    imports them (so ``from torch.nn.utils import clip_grad_norm_`` binds the watched one too)."""
+    import importlib
+
+    wrapped: dict[int, object] = {}
+    for module_name, names in PYTHON_BUILTINS.items():
+        module = importlib.import_module(module_name)
+        for name in names:
+            func = getattr(module, name, None)
+            if callable(func):
+                key = id(getattr(func, "__wrapped__", func))
+                wrapped.setdefault(key, _visible(func, name.lstrip("_")))
+                setattr(module, name, wrapped[key])
+    from torch.optim.lr_scheduler import LRScheduler
+
+    LRScheduler.__init__ = _visible(LRScheduler.__init__, "LRScheduler")  # every scheduler calls it
 
 
 class BuiltinSpy(TorchFunctionMode):

@@ -48,6 +48,8 @@ import torch  # noqa: E402 - paid once here, not per grade
 
 from _drill_user import server, spy  # noqa: E402
 
+spy.watch_python_builtins()  # before any user file imports clip_grad_norm_ or a scheduler
+
 
 def warm() -> None:
     """Pay torch's first-use costs of the modes and of autograd here, once, on a 2x2 tensor

@@ -1,0 +1,178 @@
+"""The ``lr_schedule`` task: ``cosine_with_warmup(step, warmup_steps, total_steps, max_lr, min_lr=0.0)``.
+
+Plain floats in and out, so the checks compare numbers, step by step, and name the step that
+differs. The reference is the closed form: ``max_lr * step / warmup_steps`` during warmup, then
+``min_lr + (max_lr - min_lr) * (1 + cos(pi * progress)) / 2`` (the closed form of torch's
+``CosineAnnealingLR``, nanoGPT's decay), then ``min_lr``. Python floats are float64: an exact
+implementation differs by rounding only, so the tolerance is 1e-9 of max_lr.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+
+REL = 1e-9  # of max_lr: float64 rounding, nothing more
+BASE = dict(warmup_steps=10, total_steps=100, max_lr=1e-3, min_lr=1e-4)
+
+FORBIDDEN = {"LRScheduler": "torch.optim.lr_scheduler (LambdaLR, CosineAnnealingLR, SequentialLR, ...)"}
+
+
+@dataclass(frozen=True)
+class ScheduleVariant:
+    warmup: str = "step/w"  # step/w (correct) | (step+1)/w | (step+1)/(w+1) (nanoGPT's) | step/(w-1)
+    period: str = "half"  # half: cos(pi p) (correct) | full: cos(2 pi p) | quarter: cos(pi p / 2) | from-zero: p = step / total
+    floor: str = "flat"  # flat (correct) | ignored: decays to 0 and stays | ignored-decay: decays to 0, min_lr after total
+    #                    | unclamped: the cosine goes on after total | added: min_lr + max_lr * c
+
+
+CORRECT_SCHEDULE = ScheduleVariant()
+
+
+def reference(step, warmup_steps, total_steps, max_lr, min_lr=0.0, variant: ScheduleVariant = CORRECT_SCHEDULE) -> float:
+    w, t = warmup_steps, total_steps
+    if step < w:
+        frac = {"step/w": step / w, "(step+1)/w": (step + 1) / w, "(step+1)/(w+1)": (step + 1) / (w + 1),
+                "step/(w-1)": step / max(w - 1, 1)}[variant.warmup]  # fmt: skip
+        return max_lr * frac
+    low = 0.0 if variant.floor in ("ignored", "ignored-decay") else min_lr
+    if step > t and variant.floor != "unclamped":
+        return min_lr if variant.floor == "ignored-decay" else low
+    p = step / t if variant.period == "from-zero" else (step - w) / (t - w)
+    c = {"half": 0.5 * (1 + math.cos(math.pi * p)), "full": 0.5 * (1 + math.cos(2 * math.pi * p)),
+         "quarter": math.cos(math.pi * p / 2), "from-zero": 0.5 * (1 + math.cos(math.pi * p))}[variant.period]  # fmt: skip
+    if variant.floor == "added":
+        return min_lr + max_lr * c
+    return low + (max_lr - low) * c
+
+
+def lr(ctx: Context, step, config: dict, keywords: bool = False) -> float:
+    """The user's learning rate at ``step`` as a float: a number, or a tensor of one element."""
+    if keywords:
+        value = ctx.call(ctx.entry, step=step, **config)
+    else:
+        positional = [config[k] for k in ("warmup_steps", "total_steps", "max_lr")]
+        rest = {k: v for k, v in config.items() if k == "min_lr"}
+        value = ctx.call(ctx.entry, step, *positional, **rest)
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise WrongShape(f"step {step}: returned {type(value).__name__}, not a number (return a float)")
+    return float(value)
+
+
+def describe(config: dict) -> str:
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in config.items())
+
+
+def steps_check(ctx: Context, config: dict, steps, what: str, keywords: bool = False):
+    """The user's value at each step against the reference; the first step that differs is the message."""
+    for step in steps:
+        got, expected = lr(ctx, step, config, keywords), reference(step, **config)
+        if not math.isfinite(got) or abs(got - expected) > REL * config["max_lr"]:
+            return outcome("fail", f"step {step} ({describe(config)}): expected {expected:.6g}, got {got:.6g}")
+    return outcome("pass", f"{what}: {len(steps)} steps exact ({describe(config)})")
+
+
+def type_check(ctx: Context):
+    for step in (0, 5, 50):
+        value = ctx.call(ctx.entry, step, 10, 100, 1e-3, 1e-4)
+        if isinstance(value, bool) or not isinstance(value, (int, float, torch.Tensor)):
+            return outcome("fail", f"step {step}: returned {type(value).__name__}, not a number (return a float)")
+        if isinstance(value, torch.Tensor) and value.numel() != 1:
+            return outcome("fail", f"step {step}: returned a tensor of shape {list(value.shape)}, not one number")
+    return outcome("pass", "returns one number per step")
+
+
+def bounds_check(ctx: Context):
+    """Up during warmup, down after, never outside [min_lr, max_lr] once warm."""
+    c = dict(warmup_steps=7, total_steps=45, max_lr=3e-4, min_lr=3e-5)
+    values = [lr(ctx, s, c) for s in range(0, 61)]
+    tol = REL * c["max_lr"]
+    for s in range(1, 61):
+        rising = s <= c["warmup_steps"]
+        if (values[s] < values[s - 1] - tol) if rising else (values[s] > values[s - 1] + tol):
+            phase = "warmup" if rising else "decay"
+            return outcome("fail", f"step {s}: {values[s]:.6g} after {values[s - 1]:.6g} at step {s - 1}: "
+                           f"the {phase} must {'rise' if rising else 'never rise'} ({describe(c)})")  # fmt: skip
+        if s >= c["warmup_steps"] and not (c["min_lr"] - tol <= values[s] <= c["max_lr"] + tol):
+            return outcome("fail", f"step {s}: {values[s]:.6g} is outside [min_lr, max_lr] ({describe(c)})")
+    return outcome("pass", "rises during warmup, never rises after, stays within [min_lr, max_lr] (steps 0..60)")
+
+
+def no_warmup_check(ctx: Context):
+    c = dict(warmup_steps=0, total_steps=20, max_lr=0.5, min_lr=0.05)
+    return steps_check(ctx, c, (0, 1, 10, 20, 25), "warmup_steps=0 (step 0 is max_lr)")
+
+
+@dataclass(frozen=True)
+class Probe:
+    config: tuple
+    steps: tuple[int, ...]
+
+    def user(self, ctx: Context):
+        return torch.tensor([lr(ctx, s, dict(self.config)) for s in self.steps], dtype=torch.float64)
+
+    def expected(self, variant):
+        # The engine's baseline is reference.CORRECT, which means "the correct schedule" here.
+        variant = variant if isinstance(variant, ScheduleVariant) else CORRECT_SCHEDULE
+        return torch.tensor([reference(s, **dict(self.config), variant=variant) for s in self.steps], dtype=torch.float64)
+
+
+HYPOTHESES = (
+    ("lr-warmup-off-by-one", ScheduleVariant(warmup="(step+1)/w")),
+    ("lr-warmup-off-by-one", ScheduleVariant(warmup="(step+1)/(w+1)")),
+    ("lr-warmup-off-by-one", ScheduleVariant(warmup="step/(w-1)")),
+    ("lr-cosine-period", ScheduleVariant(period="full")),
+    ("lr-cosine-period", ScheduleVariant(period="quarter")),
+    ("lr-cosine-period", ScheduleVariant(period="from-zero")),
+    ("lr-no-floor", ScheduleVariant(floor="ignored")),
+    ("lr-no-floor", ScheduleVariant(floor="ignored-decay")),
+    ("lr-no-floor", ScheduleVariant(floor="unclamped")),
+    ("lr-no-floor", ScheduleVariant(floor="added")),
+)
+
+
+class LrScheduleTask:
+    name = "lr_schedule"
+    forbidden = FORBIDDEN
+    builtin_what = "learning-rate schedulers"
+    builtin_code = "uses-builtin-lr-scheduler"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        w, t = BASE["warmup_steps"], BASE["total_steps"]
+        paper = dict(warmup_steps=2000, total_steps=102_000, max_lr=3e-4, min_lr=3e-5)
+        no_min = {k: v for k, v in BASE.items() if k != "min_lr"}
+        return [
+            CheckDef("shape.returns-number", "shape", partial(type_check, ctx)),
+            CheckDef("numerical.warmup", "numerical", partial(steps_check, ctx, BASE, (0, 1, 3, 5, 9), "warmup")),
+            CheckDef("numerical.peak", "numerical", partial(steps_check, ctx, BASE, (w,), "max_lr at step warmup_steps")),
+            CheckDef("numerical.decay", "numerical", partial(steps_check, ctx, BASE, (11, 20, 37, 64, 81, 99), "cosine decay")),
+            CheckDef("numerical.midpoint", "numerical", partial(steps_check, ctx, BASE, ((w + t) // 2,), "(max_lr + min_lr) / 2 halfway")),
+            CheckDef("numerical.end", "numerical", partial(steps_check, ctx, BASE, (t,), "min_lr at step total_steps")),
+            CheckDef("numerical.min-lr-default", "numerical", partial(steps_check, ctx, no_min, (0, 4, 10, 55, 100, 130), "min_lr omitted (0.0)")),
+            CheckDef("numerical.llm-scale", "numerical", partial(steps_check, ctx, paper, (1000, 2000, 77_000, 102_000), "2k warmup, 100k decay")),
+            CheckDef("stability.after-total", "stability", partial(steps_check, ctx, BASE, (t + 1, t + 7, 2 * t, 10 * t), "flat min_lr after total_steps")),
+            CheckDef("stability.monotone-bounded", "stability", partial(bounds_check, ctx)),
+            CheckDef("robustness.no-warmup", "robustness", partial(no_warmup_check, ctx)),
+            CheckDef("robustness.keyword-arguments", "robustness",
+                     partial(steps_check, ctx, BASE, (3, 30), "called with keyword arguments", True)),  # fmt: skip
+        ]
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        steps = tuple(range(0, 56))
+        return [
+            Probe(tuple(dict(warmup_steps=8, total_steps=40, max_lr=6.0, min_lr=0.5).items()), steps),
+            Probe(tuple(dict(warmup_steps=5, total_steps=30, max_lr=4.0).items()), steps),
+        ]
+
+    def hypotheses(self, ctx: Context):
+        return HYPOTHESES
+
+
+TASK = LrScheduleTask()
