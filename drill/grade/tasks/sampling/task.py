@@ -166,7 +166,7 @@ def distribution_check(ctx: Context, draws: int = 4000):
     logits = distributions(ctx, 30)
     rows, vocab = logits.shape
     ids = draw(ctx, logits.float().repeat_interleave(draws, 0).reshape(rows, draws, vocab), seed=11)
-    probs = torch.softmax(logits, -1)
+    probs = torch.softmax(logits, -1).cpu()
     worst = 1.0
     for r in range(rows):
         counts = torch.bincount(ids[r].cpu(), minlength=vocab).double()
