@@ -15,6 +15,7 @@ import torch
 
 from drill.errors import DrillError
 from drill.grade import remote
+from drill.grade.checks.conventions import entry_hint
 from drill.grade.context import CheckDef, Context, WrongShape
 from drill.grade.diagnose import diagnose
 from drill.grade.remote import Abort, InternalError, UserCodeError
@@ -124,8 +125,9 @@ def run_battery(
         spec = TASKS[task] if task else detect(names)
         entry = user.entry(spec.entry) if spec and spec.entry in names else None
         if entry is None:
-            wanted = spec.entry if spec else " or ".join(s.entry for s in TASKS.values())
-            check = Check("load.entry", "rules", "fail", f"{path.name} does not define {wanted}", ["not-implemented"])
+            wanted = spec.entry if spec else "any task's entry point (drill tasks lists them; docs/whiteboard.md has each contract)"
+            hint = entry_hint(names, [(spec.name, spec.entry)] if spec else [(s.name, s.entry) for s in TASKS.values()])
+            check = Check("load.entry", "rules", "fail", f"{path.name} does not define {wanted}{hint}", ["not-implemented"])
             start(1)
             report.diagnosis = diagnose([check])
             return finish(check)

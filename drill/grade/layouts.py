@@ -2,7 +2,9 @@
 
 The reference for mha/causal must use the module's own weights; this module recognises the
 accepted attribute names and exposes the projections as functions of a name->tensor dict,
-so the same code runs on the user's parameters and on float64 copies of them.
+so the same code runs on the user's parameters and on float64 copies of them. Everything is read
+from the module objects (getattr / get_submodule), never from state-dict keys: a projection
+registered under two names (an alias of the same Linear) has one state-dict key, but both names work.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ SEPARATE = (("W_q", "W_k", "W_v"), ("q_proj", "k_proj", "v_proj"))
 SEPARATE_OUT = {("W_q", "W_k", "W_v"): ("W_o",), ("q_proj", "k_proj", "v_proj"): ("o_proj", "out_proj")}
 FUSED = ("qkv", "c_attn")
 FUSED_OUT = ("out", "o_proj", "out_proj", "c_proj", "W_o")
+LISTED = ("linears",)  # the Annotated Transformer: clones(nn.Linear(d_model, d_model), 4) = q, k, v, out
 
 ACCEPTED = (
     "separate Linear layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj; "
     "or one fused Linear(d_model, 3*d_model) named qkv or c_attn (split q, k, v) "
-    "with an output Linear named out, o_proj, out_proj, c_proj or W_o"
+    "with an output Linear named out, o_proj, out_proj, c_proj or W_o; "
+    "or a ModuleList of four Linear(d_model, d_model) named linears (q, k, v, out)"
 )
 
 
@@ -39,9 +43,14 @@ class Layout:
         return f"separate {'/'.join(self.qkv)} + {self.out}"
 
     def params(self, module: nn.Module) -> dict[str, torch.Tensor]:
-        """The projection parameters, keyed by the module's own parameter names."""
-        names = {f"{layer}.{p}" for layer in (*self.qkv, self.out) for p in ("weight", "bias")}
-        return {name: p for name, p in module.named_parameters() if name in names}
+        """The projection parameters, keyed ``<layer>.weight`` / ``<layer>.bias`` by this layout's names."""
+        found = {}
+        for layer in (*self.qkv, self.out):
+            linear = submodule(module, layer)
+            for p in ("weight", "bias"):
+                if isinstance(getattr(linear, p, None), torch.Tensor):
+                    found[f"{layer}.{p}"] = getattr(linear, p)
+        return found
 
     def project_qkv(self, x, params):
         if self.fused:
@@ -60,11 +69,19 @@ def is_linear(layer, in_features: int, out_features: int) -> bool:
     return isinstance(layer, nn.Linear) and (layer.in_features, layer.out_features) == (in_features, out_features)
 
 
+def submodule(module: nn.Module, dotted: str):
+    """``module.get_submodule(dotted)`` (``linears.0``), or None when there is none."""
+    try:
+        return module.get_submodule(dotted)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return None
+
+
 def find_layout(module: nn.Module, d_model: int) -> Layout | None:
     """The first accepted layout whose Linear layers exist with the right sizes, else None."""
 
     def linear(name, out_features):
-        return is_linear(getattr(module, name, None), d_model, out_features)
+        return is_linear(submodule(module, name), d_model, out_features)
 
     out_names = [n for n in FUSED_OUT if linear(n, d_model)]
     for names in SEPARATE:
@@ -75,4 +92,8 @@ def find_layout(module: nn.Module, d_model: int) -> Layout | None:
     for name in FUSED:
         if linear(name, 3 * d_model) and out_names:
             return Layout((name,), out_names[0])
+    for name in LISTED:
+        box = submodule(module, name)
+        if isinstance(box, nn.ModuleList) and len(box) == 4 and all(linear(f"{name}.{i}", d_model) for i in range(4)):
+            return Layout(tuple(f"{name}.{i}" for i in range(3)), f"{name}.3")
     return None

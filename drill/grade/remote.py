@@ -234,6 +234,12 @@ def shadow(value) -> UserModule:
             parent, _, name = entry["path"].rpartition(".")
             if parent not in built or not name:
                 raise ValueError(f"submodule {entry['path']!r}")
+            if "alias" in entry:  # the same module object as an earlier path: share it, as the user's code does
+                if entry["alias"] not in built or entry["path"] in built:
+                    raise ValueError(f"alias {entry['path']!r}")
+                built[parent].add_module(name, built[entry["alias"]])
+                built[entry["path"]] = built[entry["alias"]]
+                continue
             child = rebuild(entry)
             built[parent].add_module(name, child)
             built[entry["path"]] = child
@@ -549,9 +555,22 @@ class UserProcess:
         if self.stopped is None and self.next_id:
             self.request("release")
 
-    def instantiate(self, cls, args, *, seed: int, device: torch.device, dtype: torch.dtype) -> UserModule:
-        reply, tensors = self.request("instantiate", cls=cls, args=tuple(args), seed=seed, device=str(device), dtype=wire.NAMES[dtype])
+    def instantiate(self, cls, args, *, seed: int, device: torch.device, dtype: torch.dtype, kwargs=None) -> UserModule:
+        reply, tensors = self.request("instantiate", cls=cls, args=tuple(args), seed=seed, device=str(device), dtype=wire.NAMES[dtype],
+                                      kwargs=dict(kwargs or {}))  # fmt: skip
         return shadow(self.value(reply, tensors))
+
+    def signature(self, target, attr: str | None = None) -> dict | None:
+        """{"text": "Name(a, b=1)", "params": [[name, kind, has_default], ...]} of the user's callable, or None."""
+        reply, tensors = self.request("signature", target=target, attr=attr)
+        found = self.value(reply, tensors)
+        if found is None:
+            return None
+        if not (isinstance(found, dict) and isinstance(found.get("text"), str) and isinstance(found.get("params"), list)
+                and all(isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and isinstance(p[1], str)
+                        and isinstance(p[2], bool) for p in found["params"])):  # fmt: skip
+            raise self.stop(protocol("a signature"))
+        return {"text": found["text"][:500], "params": [tuple(p) for p in found["params"][:64]]}
 
     def forbid(self, names: dict[str, str]) -> None:
         """Watch these functions too (name: how the rule names it), for a task whose point is to write one."""

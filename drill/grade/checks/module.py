@@ -11,8 +11,10 @@ from itertools import permutations
 import torch
 from torch import nn
 
+from drill.grade.checks.conventions import Plan, contract_text, plan
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.remote import Abort, UserCodeError
 from drill.grade.layouts import ACCEPTED, Layout, find_layout
 from drill.grade.reference import CORRECT, Variant, causal_mask, module_attention
 from drill.grade.checks.common import (
@@ -52,9 +54,48 @@ class Built:
         }
 
 
-def instantiate(ctx: Context, args: tuple, dtype) -> nn.Module:
-    """``ctx.entry(*args)`` seeded by ``ctx.seed``, on the device in ``dtype``, in eval mode (built on the user side)."""
-    return ctx.instantiate(args, dtype)
+CONTRACT_ROLES = ("d_model", "n_heads", "max_seq_len")
+
+
+def signatures(ctx: Context) -> dict:
+    """The user's constructor and forward signatures (asked once per grade; None where there is none)."""
+    cached = vars(ctx).get("_signatures")
+    if cached is None:
+        cached = {"init": ctx.user.signature(ctx.entry), "forward": ctx.user.signature(ctx.entry, "forward")}
+        vars(ctx)["_signatures"] = cached
+    return cached
+
+
+def call_plan(ctx: Context, args: tuple, roles=None) -> Plan:
+    """How to build ``entry`` for the contract's ``args`` (d_model, n_heads, ...) in the user's own convention."""
+    sigs = signatures(ctx)
+    values = dict(zip(roles or CONTRACT_ROLES, args))
+    return plan(*(sigs[k]["params"] if sigs[k] else None for k in ("init", "forward")), values)
+
+
+def instantiate(ctx: Context, args: tuple, dtype, roles=None) -> nn.Module:
+    """The user's module for the contract's ``args``, seeded by ``ctx.seed``, on the device in ``dtype``, in eval
+    mode (built on the user side): positionally, by parameter name, or from a config object (see conventions)."""
+    how = call_plan(ctx, args, roles)
+    return ctx.user.instantiate(ctx.entry, how.args, seed=ctx.seed, device=ctx.device, dtype=dtype, kwargs=how.kwargs)
+
+
+def self_attention_args(ctx: Context, x, mask):
+    """forward's arguments: (x[, mask]), or (x, x, x, mask) for forward(query, key, value, mask), whose masks
+    carry no head axis (the Annotated Transformer unsqueezes one itself)."""
+    if not call_plan(ctx, (1, 1)).qkv_forward:
+        return (x,) if mask is None else (x, mask)
+    return (x, x, x, without_head_axis(mask))
+
+
+def without_head_axis(mask):
+    if mask is None:
+        return None
+    if mask.dim() == 4 and mask.shape[1] == 1:
+        return mask[:, 0]
+    if mask.dim() == 2:
+        return mask[None]
+    return mask
 
 
 # The classic mistakes of any module built from Q/K/V projections, as reference variants.
@@ -83,13 +124,18 @@ class ModuleTask:
         """The constructor's arguments (a subclass task may take others)."""
         return (d_model, n_heads, MAX_SEQ_LEN) if self.causal else (d_model, n_heads)
 
+    roles = CONTRACT_ROLES  # what init_args' values are, by position
+
+    @property
+    def forward_contract(self) -> str:
+        return "x" if self.causal else "x, mask=None"
+
     def build(self, ctx: Context, d_model: int, n_heads: int, dtype=torch.float32) -> Built:
-        module = instantiate(ctx, self.init_args(d_model, n_heads), dtype)
+        module = instantiate(ctx, self.init_args(d_model, n_heads), dtype, self.roles)
         return Built(module, n_heads, find_layout(module, d_model))
 
     def forward(self, ctx: Context, module, x, mask=None):
-        args = (x,) if mask is None or self.causal else (x, mask)
-        return unpack(ctx.call(module, *args))[0]
+        return unpack(ctx.call(module, *self_attention_args(ctx, x, None if self.causal else mask)))[0]
 
     def reference(self, built: Built, x, mask, dtype, variant: Variant = CORRECT, params=None):
         params = params if params is not None else built.params(dtype)
@@ -103,6 +149,29 @@ class ModuleTask:
         return x, mask
 
     # --- checks ---------------------------------------------------------------
+
+    forward_required = 1  # positional arguments every call of forward passes
+
+    def contract_check(self, ctx: Context):
+        """Build the module the contract's way (or the user's convention): a signature that does not fit
+        is said once, with both signatures, and ends the grade (every other check would fail the same way)."""
+        how = call_plan(ctx, self.init_args(BASE[2] * BASE[3], BASE[2]), self.roles)
+        try:
+            self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        except UserCodeError as exc:
+            if str(exc).startswith("raised TypeError") and "argument" in str(exc):
+                raise contract_mismatch(ctx, self, f"building it {how.style_call()} {exc}") from None
+            raise
+        fwd = signatures(ctx)["forward"]
+        if fwd:
+            allowed = 3 if how.qkv_forward else self.forward_required
+            positional = [p for p in fwd["params"] if p[1] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+            required = [p[0] for p in fwd["params"] if not p[2] and p[1] != "VAR_POSITIONAL" and p[1] != "VAR_KEYWORD"]
+            takes = len(positional) + sum(p[1] == "VAR_POSITIONAL" for p in fwd["params"]) * 99
+            if len(required) > allowed or takes < allowed:
+                raise contract_mismatch(ctx, self, f"forward requires {', '.join(required) or 'nothing'}")
+        return outcome("pass", f"{signatures(ctx)['init']['text'] if signatures(ctx)['init'] else ctx.user.entry_name} "
+                               f"built {how.describe()}")  # fmt: skip
 
     def layout_check(self, ctx: Context):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
@@ -249,7 +318,8 @@ class ModuleTask:
         ]
 
     def checks(self, ctx: Context) -> list[CheckDef]:
-        defs = [CheckDef("load.layout", "rules", partial(self.layout_check, ctx))]
+        defs = [CheckDef("load.contract", "rules", partial(self.contract_check, ctx)),
+                CheckDef("load.layout", "rules", partial(self.layout_check, ctx))]  # fmt: skip
         defs += [CheckDef(i, "shape", partial(self.shape_check, ctx, cfg, nc)) for i, cfg, nc in SHAPE_CASES]
         for dtype in ctx.dtypes:
             tag = "" if dtype == torch.float32 else f".{str(dtype)[6:]}"
@@ -299,6 +369,27 @@ class ModuleTask:
             if order != (0, 1, 2):
                 found.append(("k-v-swapped" if order == (0, 2, 1) else "qkv-order", Variant(order=order)))
         return found
+
+
+ACCEPTED_STYLES = (
+    "also accepted: parameters by name (embed_dim/hidden_size/n_embd, num_heads/n_head/h, block_size, dropout, ...), "
+    "one config object (nanoGPT: n_embd, n_head, block_size, dropout, bias; Hugging Face: hidden_size, "
+    "num_attention_heads, num_key_value_heads), and forward(query, key, value, mask)"
+)
+
+
+def contract_mismatch(ctx: Context, task: ModuleTask, detail: str) -> Abort:
+    """One failing check that says what the task calls and what the file defines, then ends the grade."""
+    sigs = signatures(ctx)
+    entry = ctx.user.entry_name
+    init = sigs["init"]["text"] if sigs["init"] else f"{entry}(?)"
+    forward = sigs["forward"]["text"].split(".", 1)[-1] if sigs["forward"] else "forward(?)"
+    values = task.roles[: len(task.init_args(BASE[2] * BASE[3], BASE[2]))]
+    expected = contract_text(entry, values, task.forward_contract)
+    abort = Abort("load.contract", f"{entry} does not fit the {task.name} contract: expected {expected}; "
+                                   f"your file defines {init} with {forward}; {detail} ({ACCEPTED_STYLES})", "fail")  # fmt: skip
+    abort.check.category, abort.check.codes = "rules", ["contract-mismatch"]
+    return abort
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ answers one vector-Jacobian product of it.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import traceback
@@ -142,17 +143,38 @@ class Server:
         self.graphs.clear()
         return self.reply()
 
-    def op_instantiate(self, cls, args, seed: int, device: str, dtype: str):
+    def op_signature(self, target, attr=None):
+        """How ``target`` (or its ``attr``, e.g. a class's forward) is called: its text and parameters, or None."""
+        obj = getattr(target, attr, None) if attr else target
+        try:
+            sig = inspect.signature(obj)
+        except Exception:  # noqa: BLE001 - a builtin, or a __signature__ of the user's that raises: no signature
+            return self.reply(None)
+        params = [p for p in sig.parameters.values()]
+        if attr and params and params[0].name == "self":
+            params = params[1:]
+            sig = sig.replace(parameters=params)
+        name = getattr(target, "__name__", "?") + (f".{attr}" if attr else "")
+        described = [[p.name, p.kind.name, p.default is not inspect.Parameter.empty] for p in params]
+        return self.reply({"text": f"{name}{sig}"[:500], "params": described[:64]})
+
+    def op_instantiate(self, cls, args, seed: int, device: str, dtype: str, kwargs=None):
         torch.manual_seed(seed)
         name = getattr(cls, "__name__", "the class")
-        module = self.call_user(cls, args, {}, True)
+        module = self.call_user(cls, args, kwargs or {}, True)
         if not isinstance(module, nn.Module):
             raise Failed(f"{name}(...) is not an nn.Module")
         try:
             module = module.to(device, wire.DTYPES[dtype]).eval()
         except (Exception, SystemExit) as exc:  # noqa: BLE001
             raise self.failure(exc, f"{name}(...).to({device}, {dtype})") from None
-        tree = [describe_module(path, sub) for path, sub in module.named_modules()]
+        tree, first = [], {}
+        for path, sub in module.named_modules(remove_duplicate=False):  # an alias is the same module under a second name
+            if id(sub) in first:
+                tree.append({"path": path, "alias": first[id(sub)]})
+            else:
+                first[id(sub)] = path
+                tree.append(describe_module(path, sub))
         return self.reply({"module": self.keep(module), "tree": tree, "params": [n for n, _ in module.named_parameters()]})
 
     def op_forbid(self, names: dict):

@@ -7,10 +7,14 @@ forms: ``{"$t": i}`` the i-th tensor, ``{"$h": n}`` a handle (an object kept on 
 before it builds a tensor and raises :class:`WireError` for anything else, so a forged or
 truncated reply is a finding for the judge, never a crash and never a pass.
 
-Two recipes let the judge hand the user's code an object that is state or code, not data, without
-sending either: ``{"$gen": [seed, device]}`` (a seeded torch.Generator) and ``{"$step": tensor}``
-(drill's toy language model built from its table, :class:`drill.grade.user.toys.StepFn`). Only
-requests may carry them (``build(..., recipes=True)`` on the user side); in a reply they are forged.
+Three recipes let the judge hand the user's code an object that is state or code, not data, without
+sending either: ``{"$gen": [seed, device]}`` (a seeded torch.Generator), ``{"$step": tensor}``
+(drill's toy language model built from its table, :class:`drill.grade.user.toys.StepFn`) and
+``{"$config": [[name, number or string], ...]}`` (a config object read by attribute, as nanoGPT's
+and Hugging Face's constructors take one: a types.SimpleNamespace). Only requests may carry them
+(``build(..., recipes=True)`` on the user side); in a reply they are forged.
+``{"$params": [[value, grad], ...]}`` builds nn.Parameters whose ``.grad`` is the gradient sent
+(:mod:`params`), so what the user's code does to the gradients comes back as modified inputs.
 """
 
 from __future__ import annotations
@@ -62,7 +66,26 @@ class StepTable:
     table: torch.Tensor
 
 
+@dataclass(frozen=True)
+class Config:
+    """A config object for the user's constructor (``config.n_embd``), sent as its plain fields."""
+
+    fields: tuple[tuple[str, object], ...]
+
+
+def _plain(value) -> bool:
+    return value is None or type(value) in (bool, int, str) or (type(value) is float and math.isfinite(value))
+
+
 DEVICE = re.compile(r"cpu|cuda(:[0-9]{1,2})?")
+
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters with gradients for the user side (``clip_grad_norm(parameters, ...)``), sent as
+    (value, grad or None) pairs; the user side's changes to a grad come back into these tensors."""
+
+    pairs: tuple[tuple[torch.Tensor, torch.Tensor | None], ...]
 
 
 def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, list[bytes]]:
@@ -89,6 +112,12 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
             return {"$gen": [v.seed, v.device]}
         if isinstance(v, StepTable):
             return {"$step": enc(v.table, depth + 1)}
+        if isinstance(v, Params):
+            return {"$params": [[enc(d, depth + 1), enc(g, depth + 1)] for d, g in v.pairs]}
+        if isinstance(v, Config):
+            if not all(isinstance(k, str) and _plain(x) for k, x in v.fields):
+                raise TypeError("a config carries names and plain values only")
+            return {"$config": [[k, x] for k, x in v.fields]}
         if isinstance(v, tuple):
             return {"$tuple": [enc(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -199,7 +228,7 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
                 return handle(inner)
             if tag == "$f" and inner in ("inf", "-inf", "nan"):
                 return float(inner)
-            if tag in ("$gen", "$step") and not recipes:
+            if tag in ("$gen", "$step", "$config") and not recipes:
                 raise WireError(f"a {tag} recipe outside a request")
             if tag == "$gen" and isinstance(inner, list) and len(inner) == 2 and type(inner[0]) is int \
                     and 0 <= inner[0] < 2**63 and isinstance(inner[1], str) and DEVICE.fullmatch(inner[1]):
@@ -212,6 +241,26 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
                         and table.shape[0] == 2 and table.shape[1] == table.shape[2] > 0):  # fmt: skip
                     raise WireError("a $step recipe without a [2, V, V] float64 table")
                 return StepFn(table)
+            if tag == "$params":
+                if not recipes:
+                    raise WireError("a $params recipe outside a request")
+                pairs = [dec(p, depth + 1) for p in inner] if isinstance(inner, list) else None
+                if pairs is None or not all(
+                    isinstance(p, list) and len(p) == 2 and isinstance(p[0], torch.Tensor) and p[0].is_floating_point()
+                    and (p[1] is None or (isinstance(p[1], torch.Tensor) and p[1].shape == p[0].shape and p[1].dtype == p[0].dtype))
+                    for p in pairs
+                ):  # fmt: skip
+                    raise WireError("a $params recipe without (float tensor, matching grad or None) pairs")
+                from .params import grad_parameters
+
+                return grad_parameters(pairs)
+            if tag == "$config" and isinstance(inner, list) and all(
+                isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and p[0].isidentifier() and _plain(p[1])
+                for p in inner
+            ):
+                from types import SimpleNamespace
+
+                return SimpleNamespace(**dict(inner))
             if tag == "$tuple" and isinstance(inner, list):
                 return tuple(dec(x, depth + 1) for x in inner)
             if tag == "$dict" and isinstance(inner, list) and all(

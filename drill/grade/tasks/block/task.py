@@ -16,7 +16,7 @@ from torch import nn
 
 from drill.grade.checks.compare import against_truth
 from drill.grade.context import CheckDef, Context, outcome
-from drill.grade.layouts import Layout, find_layout, is_linear
+from drill.grade.layouts import Layout, find_layout, is_linear, submodule
 from drill.grade.reference import CORRECT, Variant, module_attention
 from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
 
@@ -68,9 +68,15 @@ class BlockLayout:
         return f"{self.ln1}, {attn}, {self.ln2}, {self.fc1} -> {self.activation or 'matched'} -> {self.fc2}"
 
     def params(self, module: nn.Module) -> dict[str, torch.Tensor]:
-        prefixes = tuple(f"{name}." for name in (self.ln1, self.ln2, self.fc1, self.fc2))
-        attn = {self.attn_prefix + n for n in self.attn_layout.params(module.get_submodule(self.attn))}
-        return {n: p for n, p in module.named_parameters() if n.startswith(prefixes) or n in attn}
+        """Read from the module objects by this layout's names (an aliased submodule works under either name)."""
+        found = {}
+        for name in (self.ln1, self.ln2, self.fc1, self.fc2):
+            sub = submodule(module, name)
+            for p in ("weight", "bias"):
+                if isinstance(getattr(sub, p, None), torch.Tensor):
+                    found[f"{name}.{p}"] = getattr(sub, p)
+        attn = self.attn_layout.params(module.get_submodule(self.attn))
+        return {**found, **{self.attn_prefix + n: p for n, p in attn.items()}}
 
 
 def declared(activations) -> str | None:
@@ -146,6 +152,8 @@ def block_reference(x, params, layout: BlockLayout, n_heads: int, eps, variant: 
 
 
 class BlockTask(ModuleTask):
+    roles = ("d_model", "n_heads", "d_ff")
+
     def __init__(self):
         super().__init__("block", causal=True)
 

@@ -71,12 +71,17 @@ def gqa_attention(x, params, layout: Layout, n_heads: int, n_kv: int, mask, vari
 
 
 class GqaTask(ModuleTask):
+    roles = ("d_model", "n_heads", "n_kv_heads")
+
     def __init__(self):
         super().__init__("gqa", causal=False)
 
+    def init_args(self, d_model: int, n_heads: int) -> tuple:
+        return (d_model, n_heads, KV_HEADS[n_heads])
+
     def build(self, ctx: Context, d_model: int, n_heads: int, dtype=torch.float32, n_kv: int | None = None) -> GqaBuilt:
         n_kv = n_kv or KV_HEADS[n_heads]
-        module = instantiate(ctx, (d_model, n_heads, n_kv), dtype)
+        module = instantiate(ctx, (d_model, n_heads, n_kv), dtype, ("d_model", "n_heads", "n_kv_heads"))
         layout = find_gqa_layout(module, d_model, n_kv * (d_model // n_heads))
         return GqaBuilt(module, n_heads, layout, n_kv)
 

@@ -70,6 +70,8 @@ def decode_reference(x, params, layout, n_heads: int, sizes, variant=CORRECT):
 
 
 class KVCacheTask(ModuleTask):
+    forward_contract = "x, cache=None"
+
     def __init__(self):
         super().__init__("kv_cache", causal=True)
 
