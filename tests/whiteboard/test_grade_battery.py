@@ -16,7 +16,7 @@ from drill.grade.report import CATEGORIES, STATUSES
 from whiteboard_impls import BROKEN, CORRECT, IMPLS, expected_code, mutant
 
 # A bool mask has no gradient; rope and softmax mix no positions, so nothing can leak.
-NOT_APPLICABLE = {"padding": {"gradient"}, "sinusoidal": {"gradient", "mask-leak"}, "rope": {"mask-leak"}, "softmax": {"mask-leak"}, "sampling": {"gradient"}, "speculative": {"gradient"}, "bpe": {"gradient", "mask-leak", "stability"}, "lr_schedule": {"gradient", "mask-leak"}, "beam_search": {"gradient", "mask-leak"}}
+NOT_APPLICABLE = {"padding": {"gradient"}, "sinusoidal": {"gradient", "mask-leak"}, "rope": {"mask-leak"}, "softmax": {"mask-leak"}, "sampling": {"gradient"}, "speculative": {"gradient"}, "bpe": {"gradient", "mask-leak", "stability"}, "lr_schedule": {"gradient", "mask-leak"}, "grad_clip": {"gradient", "mask-leak"}, "beam_search": {"gradient", "mask-leak"}}
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
