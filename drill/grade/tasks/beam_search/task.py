@@ -110,7 +110,7 @@ def result_of(value, vocab: int):
 
 
 def run(ctx: Context, m: Model):
-    value = ctx.call(ctx.entry, StepTable(m.table), m.bos, m.eos, m.beam, m.max_len)
+    value = ctx.call(ctx.entry, StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len)  # a copy: changes come back
     return result_of(value, m.table.shape[-1])
 
 
@@ -139,7 +139,7 @@ def search_check(ctx: Context, m: Model):
 
 
 def shape_check(ctx: Context, m: Model):
-    value = ctx.call(ctx.entry, StepTable(m.table), m.bos, m.eos, m.beam, m.max_len)
+    value = ctx.call(ctx.entry, StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len)  # a copy: changes come back
     tokens, score = result_of(value, m.table.shape[-1])
     if tokens and tokens[0] == m.bos and beam_reference(m)[0][:1] != [m.bos]:
         return outcome("fail", f"tokens {tokens} start with bos_id {m.bos}: return them without it")

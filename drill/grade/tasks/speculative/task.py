@@ -124,7 +124,8 @@ def tokens_of(value) -> list[int]:
 
 def run(ctx: Context, case: Case, dtype=torch.float32) -> list[int]:
     dev = ctx.device
-    value = ctx.call(ctx.entry, case.draft.to(dev), case.q.to(dev, dtype), case.p.to(dev, dtype), case.u.to(dev, dtype))
+    sent = (case.draft.to(dev), case.q.to(dev, dtype), case.p.to(dev, dtype), case.u.to(dev, dtype))
+    value = ctx.call(ctx.entry, *(t.clone() for t in sent))  # copies: in-place changes come back, the case must not change
     tokens = tokens_of(value)
     if not 1 <= len(tokens) <= len(case.draft) + 1:
         raise WrongShape(f"returned {len(tokens)} tokens; gamma = {len(case.draft)} drafts give 1 to {len(case.draft) + 1}")
