@@ -19,10 +19,15 @@ class Verdict:
     ok: bool
     error: float  # max |user - truth|
     allowed: float
-    where: tuple[int, ...]  # index of the largest error
+    where: tuple[int, ...]  # index of the largest error, or of the first non-finite value
+    nonfinite: str = ""  # "NaN", "inf" or "-inf" where the truth is finite; "" when every value is finite there
+    count: int = 0  # how many such values
 
     def describe(self, what: str = "output") -> str:
         at = ", ".join(map(str, self.where))
+        if self.nonfinite:
+            more = f" ({self.count} values non-finite where the reference is finite)" if self.count > 1 else ""
+            return f"{what}: {self.nonfinite} at [{at}] where the reference is finite{more}"
         return f"{what}: max error {self.error:.3g} at [{at}] (allowed {self.allowed:.3g})"
 
 
@@ -33,16 +38,28 @@ def judge(user: torch.Tensor, truth: torch.Tensor, same_precision: torch.Tensor)
     """
     dtype = same_precision.dtype
     truth = truth.double()
-    diff = (user.detach().double() - truth).abs()
-    diff = torch.where(torch.isnan(diff) & ~torch.isnan(truth), torch.full_like(diff, float("inf")), diff)
-    diff = torch.nan_to_num(diff, nan=0.0)  # both NaN: the truth is NaN there too
-    baseline = (same_precision.detach().double() - truth).abs().nan_to_num(nan=0.0).max().item()
+    user = user.detach().double()
+    bad = ~torch.isfinite(user) & torch.isfinite(truth)
+    diff = (user - truth).abs()
+    diff = torch.nan_to_num(diff, nan=0.0, posinf=float("inf"))  # NaN: both NaN, or equal infinities
+    finite = torch.isfinite(truth)  # the allowance is measured where the truth is a number
+
+    def largest(t):
+        t = torch.where(finite, t.double(), torch.zeros((), dtype=torch.float64, device=t.device))
+        return t.abs().nan_to_num(nan=0.0, posinf=0.0).max().item() if t.numel() else 0.0
+
+    baseline = largest(same_precision.detach().double() - truth)
     rounded = truth.to(dtype)
-    floor = (rounded + 0.3 - 0.3 - rounded).abs().double().nan_to_num(nan=0.0).max().item()
-    magnitude = max(1.0, truth.abs().nan_to_num(nan=0.0).max().item()) if truth.numel() else 1.0
+    floor = largest(rounded + 0.3 - 0.3 - rounded)
+    magnitude = max(1.0, largest(truth))
     allowed = max(2 * baseline + floor, BACKSTOP.get(dtype, 1e-5) * magnitude)
     if diff.numel() == 0:
         return Verdict(True, 0.0, allowed, ())
+    if bad.any():
+        first = tuple(int(i) for i in bad.nonzero()[0])
+        value = user[first].item()
+        return Verdict(False, float("inf"), allowed, first, "NaN" if value != value else ("inf" if value > 0 else "-inf"),
+                       int(bad.sum()))  # fmt: skip
     flat = int(diff.argmax())
     error = diff.reshape(-1)[flat].item()
     where = []

@@ -96,3 +96,16 @@ def fully_masked_check(ctx: Context, call, row_index):
         "a fully masked row gives a finite non-zero output (a -1e9 fill averages all values uniformly); "
         "torch >= 2.5 returns 0 there.",
     )
+
+
+def mask_forms(b: int, h: int, tq: int, tk: int, gen: torch.Generator, device) -> list[tuple[str, torch.Tensor | None]]:
+    """Every mask form an attention contract 'broadcastable to [B, H, Tq, Tk]' allows, labelled:
+    none, one [Tq, Tk] for all, key padding [B, 1, 1, Tk], per sample [B, 1, Tq, Tk], per head [B, H, Tq, Tk]."""
+    lengths = [tk - (i % tk) for i in range(b)]
+    return [
+        ("no mask", None),
+        ("[Tq, Tk] mask", random_mask((tq, tk), gen, device)),
+        ("[B, 1, 1, Tk] key-padding mask", padding_mask(lengths, tk, device)),
+        ("[B, 1, Tq, Tk] mask", random_mask((b, 1, tq, tk), gen, device)),
+        ("[B, H, Tq, Tk] per-head mask", random_mask((b, h, tq, tk), gen, device)),
+    ]

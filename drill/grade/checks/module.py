@@ -22,6 +22,7 @@ from drill.grade.checks.common import (
     fully_masked_check,
     jacobian_check,
     large_logits_verdict,
+    mask_forms,
     no_mutation_check,
     padding_mask,
     random_mask,
@@ -201,6 +202,28 @@ class ModuleTask:
             pairs.append(("output" if m is None else "masked output", out, truth, same))
         return against_truth(pairs)
 
+    def mask_forms_check(self, ctx: Context):
+        """Each mask form the contract allows, per-head masks included, against the reference."""
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        b, t, h, _ = BASE
+        x, _ = self.inputs(ctx, BASE, 150, torch.float64)
+        qkv = call_plan(ctx, (1, 1)).qkv_forward
+        pairs, skipped = [], []
+        for label, mask in mask_forms(b, h, t, t, ctx.generator(151), ctx.device):
+            if qkv and mask is not None and mask.dim() == 4 and mask.shape[1] != 1:
+                skipped.append(label)  # forward(query, key, value, mask) adds the head axis itself
+                continue
+            out = self.forward(ctx, built.module, x.float(), mask)
+            truth, same = (self.reference(built, x, mask, dt) for dt in (torch.float64, torch.float32))
+            pairs.append((f"output with a {label}" if mask is not None else "output with no mask", out, truth, same))
+        result = against_truth(pairs)
+        if result.status == "pass":
+            result.message = f"{len(pairs)} mask forms: " + result.message + (
+                f"; skipped {', '.join(skipped)}: forward(query, key, value, mask) adds the head axis" if skipped else "")
+        return result
+
     def gradient_check(self, ctx: Context, dtype):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2], dtype)
         if built.layout is None:
@@ -329,6 +352,7 @@ class ModuleTask:
             ]
             defs.append(CheckDef(f"gradient{tag}.x-and-weights", "gradient", partial(self.gradient_check, ctx, dtype)))
         if not self.causal:
+            defs.append(CheckDef("numerical.mask-forms", "numerical", partial(self.mask_forms_check, ctx)))
             defs.append(CheckDef("mask-leak.padding", "mask-leak", partial(self.padding_leak_check, ctx)))
         defs += [
             CheckDef("mask-leak.future", "mask-leak", partial(self.future_leak_check, ctx)),

@@ -12,6 +12,7 @@ from drill.grade.checks.common import (
     fully_masked_check,
     jacobian_check,
     large_logits_verdict,
+    mask_forms,
     no_mutation_check,
     padding_mask,
     random_mask,
@@ -85,6 +86,21 @@ def numerical_check(ctx: Context, dtype, offset: int):
         if weights is not None:
             pairs.append((label.replace("output", "weights"), weights, truth_w, same_w))
     return against_truth(pairs)
+
+
+def mask_forms_check(ctx: Context):
+    """Every mask form broadcastable to [B, H, Tq, Tk], per-head masks included (float32 against the reference)."""
+    gen = ctx.generator(150)
+    q, k, v = (ctx.randn(*s, gen=gen, dtype=torch.float64) for s in (Q, K, V))
+    pairs = []
+    for label, mask in mask_forms(Q[0], Q[1], Q[2], K[2], gen, ctx.device):
+        out, _ = run(ctx, q.float(), k.float(), v.float(), mask)
+        truth, same = (reference(q, k, v, mask, dt)[0] for dt in (torch.float64, torch.float32))
+        pairs.append((f"output with {'a ' + label if mask is not None else 'no mask'}", out, truth, same))
+    result = against_truth(pairs)
+    if result.status == "pass":
+        result.message = f"{len(pairs)} mask forms: {result.message}"
+    return result
 
 
 def gradient_check(ctx: Context, dtype):
@@ -238,6 +254,7 @@ class SdpaTask:
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         q, k, v, mask = robustness_inputs(ctx)
         defs += [
+            CheckDef("numerical.mask-forms", "numerical", partial(mask_forms_check, ctx)),
             CheckDef("mask-leak.padding", "mask-leak", partial(padding_leak_check, ctx)),
             CheckDef("mask-leak.future", "mask-leak", partial(future_leak_check, ctx)),
             CheckDef("mask-leak.jacobian", "mask-leak", partial(sdpa_jacobian_check, ctx)),
