@@ -66,3 +66,15 @@ def test_beam_search_mismatch_prints_both_sequences():
     report = run_battery(mutant("beam-finished-dropped__1.py"))
     message = check(report, "numerical.beam-3").message
     assert message.startswith("beam 3, max_len 6: expected tokens [") and "its total log-prob is" in message
+
+
+@pytest.mark.parametrize(("task", "source", "second"), [
+    ("sampling", "sampling_sort_scatter.py", "def sample("), ("bpe", "bpe_counter.py", "def encode("),
+])  # fmt: skip
+def test_a_missing_second_function_is_not_implemented(tmp_path, task, source, second):
+    text = (IMPLS / "correct" / source).read_text()
+    path = tmp_path / "half.py"
+    path.write_text(text[: text.index(second)])
+    report = run_battery(path, task=task)
+    assert [d.code for d in report.diagnosis] == ["not-implemented"]
+    assert any("does not define" in c.message and c.status == "error" for c in report.checks)

@@ -17,6 +17,7 @@ from functools import partial
 import torch
 
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import Handle
 
 TIES = ("first", "smallest")
@@ -141,7 +142,7 @@ def train(ctx: Context, text: str, n: int) -> list[tuple[int, int]]:
 def encoder(ctx: Context):
     handle = ctx.user.entry(ENTRY_ENCODE)
     if handle is None:
-        raise WrongShape("the file does not define encode(text, merges)")
+        raise UserCodeError("the file does not define encode(text, merges)", "not-implemented")
     return handle
 
 

@@ -18,6 +18,7 @@ import torch
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import Generator
 
 MARGIN = 1e-3  # no cumulative probability this close to top_p in the judge's inputs
@@ -128,7 +129,7 @@ def shape_check(ctx: Context, shape, dtype):
 def sampler(ctx: Context):
     handle = ctx.user.entry(ENTRY_SAMPLE)
     if handle is None:
-        raise WrongShape("the file does not define sample(logits, generator)")
+        raise UserCodeError("the file does not define sample(logits, generator)", "not-implemented")
     return handle
 
 
