@@ -1,0 +1,33 @@
+"""The closed forms the lr_schedule and rmsnorm tasks grade against, checked against torch itself."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from drill.grade.tasks.lr_schedule.task import reference as lr_reference
+from drill.grade.tasks.rmsnorm.task import llama
+
+
+def test_cosine_decay_equals_torch_cosine_annealing_after_the_warmup():
+    warmup, total, max_lr, min_lr = 5, 45, 3e-4, 3e-5
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=max_lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=total - warmup, eta_min=min_lr)
+    for step in range(warmup, total + 1):
+        assert abs(opt.param_groups[0]["lr"] - lr_reference(step, warmup, total, max_lr, min_lr)) < 1e-15
+        opt.step()
+        sched.step()
+
+
+def test_warmup_joins_the_decay_and_the_bank_question_value():
+    assert lr_reference(0, 10, 100, 1e-3) == 0.0
+    assert lr_reference(10, 10, 100, 1e-3) == 1e-3
+    assert lr_reference(150, 10, 100, 1e-3, 1e-4) == 1e-4
+    # train-cosine-lr-numeric: 2,000 warmup steps to 3e-4, cosine to 3e-5 over the next 100,000; step 77,000
+    assert abs(lr_reference(77_000, 2000, 102_000, 3e-4, 3e-5) - 6.954e-5) < 1e-8
+
+
+def test_llama_recipe_equals_f_rms_norm_in_full_precision():
+    x, w = torch.randn(3, 5, 8, dtype=torch.float64), torch.randn(8, dtype=torch.float64)
+    assert torch.allclose(llama(x, w, 1e-6), F.rms_norm(x, (8,), w, 1e-6), rtol=0, atol=1e-14)
+    assert torch.allclose(llama(x.float(), w.float(), 1e-6), F.rms_norm(x.float(), (8,), w.float(), 1e-6), atol=1e-6)
