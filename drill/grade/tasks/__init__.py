@@ -59,6 +59,7 @@ register(TaskSpec("attention_backward", "attention_backward"))
 register(TaskSpec("bpe", "train_bpe"))
 register(TaskSpec("mla", "MultiHeadLatentAttention"))
 register(TaskSpec("beam_search", "beam_search"))
+register(TaskSpec("dpo_loss", "dpo_loss"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
