@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from drill.grade.tasks import detect
 from drill.grade.tasks.lr_schedule.task import reference as lr_reference
 from drill.grade.tasks.rmsnorm.task import llama
 
@@ -31,3 +32,8 @@ def test_llama_recipe_equals_f_rms_norm_in_full_precision():
     x, w = torch.randn(3, 5, 8, dtype=torch.float64), torch.randn(8, dtype=torch.float64)
     assert torch.allclose(llama(x, w, 1e-6), F.rms_norm(x, (8,), w, 1e-6), rtol=0, atol=1e-14)
     assert torch.allclose(llama(x.float(), w.float(), 1e-6), F.rms_norm(x.float(), (8,), w.float(), 1e-6), atol=1e-6)
+
+
+def test_a_cross_entropy_file_with_its_own_softmax_helper_is_graded_as_cross_entropy():
+    assert detect(["softmax", "cross_entropy"]).name == "cross_entropy"
+    assert detect(["softmax"]).name == "softmax"
