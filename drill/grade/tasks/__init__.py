@@ -66,7 +66,7 @@ BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, 
 
 # A file may define helpers named like simpler tasks (a block built on its own
 # CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
-DETECT_ORDER = ("block", "mla", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "attention_backward", "sliding_window", "alibi", "linear_attention", "flash", "rope", "padding", "sdpa", "softmax")
+DETECT_ORDER = ("block", "mla", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "attention_backward", "sliding_window", "alibi", "linear_attention", "flash", "rope", "padding", "sdpa", "cross_entropy", "softmax")
 
 
 def detect(names) -> TaskSpec | None:
