@@ -17,7 +17,7 @@ import torch
 class Variant:
     scale: str = "sqrt"  # sqrt: 1/sqrt(hd); none; d: 1/hd; sqrt-model: 1/sqrt(d_model); model: 1/d_model
     softmax_dim: int = -1
-    mask: str = "keep"  # keep | inverted | after-softmax | transposed
+    mask: str = "keep"  # keep | inverted | after-softmax | transposed | ignored (masked_fill's result discarded)
     causal: int | str = 0  # tril diagonal (0 correct, 1 off by one, -1 blocks self), "triu", or "none" (no mask)
     order: tuple[int, int, int] = (0, 1, 2)  # which projection feeds q, k, v
     split: bool = True  # heads split as view(B, T, H, hd).transpose(1, 2)
@@ -52,6 +52,8 @@ def causal_mask(t: int, variant: Variant = CORRECT, device=None) -> torch.Tensor
 def attention(q, k, v, mask=None, variant: Variant = CORRECT, d_model: int | None = None):
     """softmax(q k^T * scale, masked) v; returns (output, weights)."""
     scores = (q @ k.transpose(-2, -1)) * scale_factor(variant, q.shape[-1], d_model)
+    if variant.mask == "ignored":
+        mask = None
     if mask is not None:
         if variant.mask == "inverted":
             mask = ~mask

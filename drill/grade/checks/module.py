@@ -111,6 +111,7 @@ PROJECTION_HYPOTHESES = (
     ("missing-output-projection", Variant(out_proj=False)),
     ("mask-inverted", Variant(mask="inverted")),
     ("mask-after-softmax", Variant(mask="after-softmax")),
+    ("mask-ignored", Variant(mask="ignored")),
 )
 
 
@@ -380,7 +381,8 @@ class ModuleTask:
         return [Probe(self, built, x, m) for m in masks]
 
     def hypotheses(self, ctx: Context):
-        found = list(PROJECTION_HYPOTHESES)
+        # A causal module's only mask is its own: ignoring it is causal-mask-missing, not mask-ignored.
+        found = [h for h in PROJECTION_HYPOTHESES if not (self.causal and h[0] == "mask-ignored")]
         if self.causal:
             found += [
                 ("causal-off-by-one", Variant(causal=1)),

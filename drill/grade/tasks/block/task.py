@@ -126,7 +126,7 @@ def block_reference(x, params, layout: BlockLayout, n_heads: int, eps, variant: 
     """The Pre-LN block from the user's weights, with the mistake ``variant`` models."""
     prefix = layout.attn_prefix
     attn_params = {n[len(prefix) :]: p for n, p in params.items() if n.startswith(prefix)}
-    act = ACTIVATIONS[variant.activation]
+    act = (lambda z: z) if variant.activation == "none" else ACTIVATIONS[variant.activation]  # "none": the FFN-without-activation bug
 
     def ln(z, name):
         w, b = params[f"{name}.weight"], params[f"{name}.bias"]
@@ -218,7 +218,8 @@ class BlockTask(ModuleTask):
             ("block-layernorm-wrong-axis", BlockVariant(ln_axis=1)),
             ("causal-mask-missing", BlockVariant(attn=replace(CORRECT, causal="none"))),
         ]
-        return [(code, replace(v, activation=act)) for code, v in found for act in ACTIVATIONS]
+        found = [(code, replace(v, activation=act)) for code, v in found for act in ACTIVATIONS]
+        return found + [("block-ffn-no-activation", BlockVariant(activation="none"))]
 
 
 TASK = BlockTask()

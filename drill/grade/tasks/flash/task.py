@@ -40,7 +40,7 @@ class FlashVariant:
     rescale: str = "both"  # | none: l and acc never corrected | sum-only: l corrected, acc not
     normalise: bool = True  # False: acc returned without / l
     causal_blocks: int = 0  # -1: query block i visits key blocks 0..i-1 only; ALL_BLOCKS: every key block
-    tail: bool = True  # False: T // block_size blocks, the last partial one dropped
+    tail: bool | str = True  # False: T // block_size blocks, the last partial one dropped; "keys" / "queries": only there
 
 
 def tiled_reference(q, k, v, causal: bool, block: int, variant=CORRECT):
@@ -49,7 +49,8 @@ def tiled_reference(q, k, v, causal: bool, block: int, variant=CORRECT):
     base = variant.base
     q, k, v = ((q, k, v)[i] for i in base.order)
     tq, tk = q.shape[-2], k.shape[-2]
-    q_end, k_end = (t if variant.tail else t // block * block for t in (tq, tk))
+    q_end = tq if variant.tail in (True, "keys") else tq // block * block
+    k_end = tk if variant.tail in (True, "queries") else tk // block * block
     scale = scale_factor(base, q.shape[-1], None)
     out = q.new_zeros(*q.shape[:-1], v.shape[-1])
     for qs in range(0, q_end, block):
@@ -245,6 +246,8 @@ class FlashTask:
             ("flash-missing-normalise", FlashVariant(normalise=False)),
             ("flash-causal-block-off-by-one", FlashVariant(causal_blocks=-1)),
             ("flash-tail-block-dropped", FlashVariant(tail=False)),
+            ("flash-tail-block-dropped", FlashVariant(tail="keys")),
+            ("flash-tail-block-dropped", FlashVariant(tail="queries")),
             ("scale-missing", FlashVariant(base=replace(CORRECT, scale="none"))),
             ("scale-by-d", FlashVariant(base=replace(CORRECT, scale="d"))),
             ("causal-off-by-one", FlashVariant(base=replace(CORRECT, causal=1))),

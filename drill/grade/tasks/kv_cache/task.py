@@ -123,8 +123,23 @@ class KVCacheTask(ModuleTask):
             return outcome("fail", f"in a chunk after 3 cached tokens, position {i} changes when position {j} changes")
         return outcome("pass", "inside a 4-token chunk after 3 cached tokens, no position sees a later one")
 
+    def fresh_sequence_check(self, ctx: Context):
+        """A call with cache=None starts a new sequence: what an earlier sequence left must not reach it."""
+        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+        first, second = (ctx.randn(BASE[0], 4, BASE[2] * BASE[3], gen=ctx.generator(1500 + i)) for i in range(2))
+        alone = self.decode(ctx, self.build(ctx, BASE[2] * BASE[3], BASE[2]).module, second, (2, 1, 1))
+        self.decode(ctx, built.module, first, (2, 1, 1))
+        after = self.decode(ctx, built.module, second, (2, 1, 1))
+        drift = (after.detach() - alone.detach()).abs().nan_to_num(nan=float("inf")).max().item()
+        if drift > 0:
+            return outcome("fail", f"a second sequence (cache=None) decoded on the same module differs by {drift:.3g} "
+                                   "from the same sequence on a fresh module: state kept from the first sequence",
+                           "kv-cache-stale-state")  # fmt: skip
+        return outcome("pass", "a new sequence (cache=None) on a used module equals it on a fresh one")
+
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = super().checks(ctx)
+        defs.append(CheckDef("robustness.fresh-sequence", "robustness", partial(self.fresh_sequence_check, ctx)))
         for n, (check_id, sizes) in enumerate(DECODE_CASES):
             defs.append(CheckDef(check_id, "numerical", partial(self.decode_check, ctx, sizes, n)))
         defs.append(CheckDef("mask-leak.decode-chunk", "mask-leak", partial(self.chunk_leak_check, ctx)))

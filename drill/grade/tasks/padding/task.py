@@ -20,19 +20,35 @@ from drill.grade.checks.common import no_mutation_check
 # (lengths, T): a length of 1, a length of T, T above every length, a single sample.
 CASES = (((5, 1, 3), 5), ((2, 4), 6), ((7, 7), 7), ((1,), 3))
 
+@dataclass(frozen=True)
+class PadVariant:
+    """Mistakes of the padding mask itself, on top of the shared mask knobs (``base``)."""
+
+    base: Variant = CORRECT
+    rows: bool = False  # padded query rows masked too (real[:, None, :, None] & real[:, None, None, :])
+    length_offset: int = 0  # keys j < lengths[b] + offset are real: <= instead of <, or lengths - 1
+
+
 HYPOTHESES = (
     ("mask-inverted", Variant(mask="inverted")),
     ("mask-on-queries", Variant(mask="transposed")),
     ("causal-off-by-one", Variant(causal=1)),
     ("causal-blocks-self", Variant(causal=-1)),
     ("causal-transposed", Variant(causal="triu")),
+    ("padding-query-rows-masked", PadVariant(rows=True)),
+    ("padding-length-off-by-one", PadVariant(length_offset=1)),
+    ("padding-length-off-by-one", PadVariant(length_offset=-1)),
 )
 
 
-def reference(lengths, t: int, causal: bool, variant: Variant = CORRECT, device=None) -> torch.Tensor:
+def reference(lengths, t: int, causal: bool, variant=CORRECT, device=None) -> torch.Tensor:
     """bool [B, 1, T, T]; True = may attend."""
-    real = torch.arange(t, device=device)[None, :] < torch.as_tensor(lengths, device=device)[:, None]  # [B, T]
+    pad = variant if isinstance(variant, PadVariant) else PadVariant(variant)
+    variant = pad.base
+    real = torch.arange(t, device=device)[None, :] < torch.as_tensor(lengths, device=device)[:, None] + pad.length_offset
     mask = real[:, None, :, None] if variant.mask == "transposed" else real[:, None, None, :]
+    if pad.rows:
+        mask = mask & real[:, None, :, None]
     mask = mask.expand(len(real), 1, t, t)
     if causal:
         mask = mask & causal_mask(t, variant, device)

@@ -39,6 +39,7 @@ HYPOTHESES = (
     ("mask-inverted", Variant(mask="inverted")),
     ("mask-after-softmax", Variant(mask="after-softmax")),
     ("mask-on-queries", Variant(mask="transposed")),
+    ("mask-ignored", Variant(mask="ignored")),
     ("k-v-swapped", Variant(order=(0, 2, 1))),
 )
 
