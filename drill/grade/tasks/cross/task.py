@@ -19,6 +19,7 @@ from drill.grade.layouts import Layout, find_layout
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
 from drill.grade.checks.module import NO_LAYOUT, PROJECTION_HYPOTHESES, Built, instantiate
 from drill.grade.checks.common import (
+    mask_forms,
     deterministic_check,
     fully_masked_check,
     large_logits_verdict,
@@ -98,6 +99,10 @@ class CrossTask:
             return outcome("skip", NO_LAYOUT)
         x, context, mask = self.inputs(ctx, BASE, 100 + offset, torch.float64)
         masks = {"output": None, "key-padding-masked output": padding_mask((tk, 2), tk, ctx.device), "masked output": mask}
+        if offset == 0:  # every other form the contract allows: [Tq, Tk] and [B, 1, Tq, Tk]
+            forms = dict(mask_forms(b, h, tq, tk, ctx.generator(160), ctx.device))
+            masks |= {"output with a [Tq, Tk] mask": forms["[Tq, Tk] mask"],
+                      "output with a [B, 1, Tq, Tk] mask": forms["[B, 1, Tq, Tk] mask"]}  # fmt: skip
         pairs = []
         for label, m in masks.items():
             out = self.forward(ctx, built.module, x.float(), context.float(), m)
