@@ -244,7 +244,7 @@ def review_cmd(
         if not due_tasks:
             dashboard_view.print_nothing_due(task_review.next_due(conn, task_ids), lang, as_json, tasks=True)
             return
-        whiteboard_cmd(task=due_tasks[0], file=None, minutes=WHITEBOARD_MINUTES, editor=False, lang=lang)
+        whiteboard_cmd(task=due_tasks[0], file=None, minutes=WHITEBOARD_MINUTES, editor=False, record=False, lang=lang)
         return
     due = review.due_now(conn, set(loaded.questions))
     if not due:
@@ -391,6 +391,7 @@ def whiteboard_cmd(
     file: Annotated[Optional[Path], typer.Option("--file", dir_okay=False, help="Your file (default: ./drill_TASK.py); an existing file is resumed, never overwritten.")] = None,
     minutes: Annotated[int, typer.Option("--minutes", min=1, help="Time limit.")] = WHITEBOARD_MINUTES,
     editor: Annotated[bool, typer.Option("--editor", help="Open the file in $EDITOR (a GUI editor; or edit in another terminal).")] = False,
+    record: Annotated[bool, typer.Option("--record", help="Count a resumed file that already passes as solved (default: a solve needs a failing state first).")] = False,
     lang: LangOpt = None,
 ) -> None:
     """Write a task from its template on a timer; every save is re-graded until all checks pass."""
@@ -413,9 +414,9 @@ def whiteboard_cmd(
     view = whiteboard_view.SessionView(lang)
     view.starting(exercise, path, resumed, minutes)
     with WarmGrader(warmup=make_request(exercise.solution, task=exercise.id, device="cpu")) as grader, KeyReader() as keys:
-        outcome = session.Session(conn, exercise, path, grader, view, keys, lang=lang, minutes=minutes).run()
-    whiteboard_view.print_outcome(outcome, streak.streak_line(conn, lang=lang))
-    raise typer.Exit(int(ExitCode.OK if outcome.passed else ExitCode.FAILED))
+        outcome = session.Session(conn, exercise, path, grader, view, keys, lang=lang, minutes=minutes, record=record).run()
+    whiteboard_view.print_outcome(outcome, streak.streak_line(conn, lang=lang), lang, session.review(conn, outcome))
+    raise typer.Exit(int(ExitCode.OK if outcome.passed else ExitCode.INTERRUPTED if outcome.stopped == "interrupted" else ExitCode.FAILED))
 
 
 @command(app, "tasks", example="drill tasks --json")

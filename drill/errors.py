@@ -13,6 +13,7 @@ class ExitCode(IntEnum):
     OK = 0
     FAILED = 1  # a quiz or grade ran and did not pass
     USAGE = 2  # bad input: usage, a broken bank, a missing file, an unusable device
+    INTERRUPTED = 130  # Ctrl-C, the shell convention
 
 
 class DrillError(Exception):

@@ -21,48 +21,145 @@ def clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+WORDS: dict[str, tuple[str, str]] = {  # every line a session prints, as a Chinese engineer would put it
+    "resuming": ("Resuming your file [bold]{path}[/]; {minutes} min on the clock.", "继续你的文件 [bold]{path}[/]，限时 {minutes} 分钟。"),
+    "written": ("Template written to [bold]{path}[/]; {minutes} min on the clock.", "模板已写入 [bold]{path}[/]，限时 {minutes} 分钟。"),
+    "keys": ("Save the file to re-grade.  [bold]h[/] hint  ·  [bold]r[/] reset the template  ·  [bold]q[/] quit",
+             "保存文件即重新评分。  [bold]h[/] 提示  ·  [bold]r[/] 恢复模板  ·  [bold]q[/] 退出"),
+    "starting": ("starting the grader (imports torch once)...", "正在启动评分器（只加载一次 torch）……"),
+    "clock": ("⏱ {clock} left", "⏱ 剩余 {clock}"),
+    "passed_all": ("[bold green]PASSED[/] all {total} checks", "[bold green]通过[/] 全部 {total} 项检查"),
+    "passed_warn": ("[bold green]PASSED[/] {ok}/{total} checks, [yellow]{warn} warn[/]", "[bold green]通过[/] {ok}/{total} 项检查，[yellow]{warn} 项警告[/]"),
+    "failed": ("[bold red]FAILED[/] {failing}/{total} checks", "[bold red]未通过[/] {failing}/{total} 项检查失败"),
+    "left": ("⏱ {clock} left", "⏱ 剩余 {clock}"),
+    "fix": ("fix:", "改法："),
+    "more": ("... and {n} more (drill grade FILE shows all)", "……还有 {n} 项（drill grade 文件 可看全部）"),
+    "already": ("This file already passes: not counted as a solve. [bold]r[/] starts over from the template (your file is backed up), [bold]q[/] quits; --record counts it.",
+                "这个文件已经能通过：不算作本次解出。按 [bold]r[/] 从模板重来（原文件会备份），按 [bold]q[/] 退出；加 --record 则记为解出。"),
+    "hint": ("hint {number}/{total}", "提示 {number}/{total}"),
+    "no_more": ("No more hints: all {total} are shown above.", "没有更多提示了：{total} 条都已在上面。"),
+    "confirm": ("Reset {path} to the template? Your file is kept as {backup}. [bold]y[/] to reset, any other key keeps it.",
+                "把 {path} 恢复为模板？原文件会备份为 {backup}。按 [bold]y[/] 确认，其他键取消。"),
+    "reset": ("reset: {path} is the template again", "已恢复：{path} 又是模板了"),
+    "backup": ("your previous file: {backup}", "原文件备份在：{backup}"),
+    "kept": ("not reset: your file is unchanged", "未恢复：文件保持不变"),
+    "times_up": ("⏰ Time's up!", "⏰ 时间到！"),
+    "solved": ("[bold green]Solved {task} in {clock}[/] · saved to your history", "[bold green]{clock} 解出 {task}[/] · 已记入历史"),
+    "time_is_up": ("Time's up after {clock}; your file is kept, run the same command to resume.", "{clock} 时间到；文件已保留，再运行同一命令即可继续。"),
+    "stopped": ("Stopped after {clock}; your file is kept, run the same command to resume.", "{clock} 后结束；文件已保留，再运行同一命令即可继续。"),
+    "rated": ("Rated [bold]{rating}[/] ({why}): {task} comes back in {interval}.", "评为[bold]{rating}[/]（{why}）：{interval}后再练 {task}。"),
+    "rated_today": ("{task} was already reviewed today: its schedule is unchanged.", "{task} 今天已复习过：复习计划不变。"),
+    "why_again": ("not solved", "未解出"),
+    "why_hard": ("{hints} hints, {saves} failing saves", "用了 {hints} 条提示，{saves} 次未通过的保存"),
+    "why_good": ("solved without hints", "未用提示解出"),
+    "why_easy": ("solved without hints in a third of the time", "未用提示，三分之一时间内解出"),
+}
+
+
+def say(key: str, lang: str, **values: object) -> str:
+    en, zh = WORDS[key]
+    return (zh if lang == "zh" else en).format(**values)
+
+
 class SessionView:
-    """What a watch-mode session prints: one compact block per save."""
+    """What a watch-mode session prints: one compact block per save, and a clock line redrawn every second."""
 
     def __init__(self, lang: str):
         self.lang = lang
+        self._clock_shown = False
+
+    def _print(self, text: str) -> None:
+        if self._clock_shown:  # the clock line is rewritten in place: clear it before a line that stays
+            out.file.write("\r\x1b[2K")
+            self._clock_shown = False
+        out.print(text)
 
     def starting(self, exercise: Exercise, path: Path, resumed: bool, minutes: int) -> None:
         title = exercise.title.get(self.lang, exercise.title["en"])
         out.rule(f"[bold]{escape(title)}[/] · {exercise.id} · {exercise.level}")
-        action = "Resuming your file" if resumed else "Template written to"
-        out.print(f"{action} [bold]{escape(str(path))}[/]; {minutes} min on the clock.")
-        out.print("Save the file to re-grade.  [bold]h[/] hint  ·  [bold]r[/] reset the template  ·  [bold]q[/] quit")
-        out.print("[dim]starting the grader (imports torch once)...[/]")
+        self._print(say("resuming" if resumed else "written", self.lang, path=escape(str(path)), minutes=minutes))
+        self._print(say("keys", self.lang))
+        self._print(f"[dim]{say('starting', self.lang)}[/]")
+
+    def tick(self, left_s: float) -> None:
+        if not out.is_terminal:
+            return  # a pipe gets the clock with each report only
+        out.file.write("\r\x1b[2K")
+        out.print(f"[dim]{say('clock', self.lang, clock=clock(left_s))}[/]", end="")
+        out.file.flush()
+        self._clock_shown = True
 
     def graded(self, report: Report, left_s: float) -> None:
         failing = [c for c in report.checks if c.status in FAILING]
+        warnings = [c for c in report.checks if c.status == "warn"]
         total = len(report.checks)
+        took = f"({report.duration_s:.2f} s)"
         if report.passed:
-            out.print(f"[bold green]PASSED[/] all {total} checks  ({report.duration_s:.2f} s)")
-            return
-        out.print(f"[bold red]FAILED[/] {len(failing)}/{total} checks  ({report.duration_s:.2f} s)  ⏱ {clock(left_s)} left")
+            verdict = say("passed_warn", self.lang, ok=total - len(warnings), total=total, warn=len(warnings)) if warnings else say("passed_all", self.lang, total=total)
+            self._print(f"{verdict}  {took}")
+        else:
+            self._print(f"{say('failed', self.lang, failing=len(failing), total=total)}  {took}  {say('left', self.lang, clock=clock(left_s))}")
         for d in report.diagnosis:
             message, fix = d.text(self.lang)
-            out.print(f"  [bold red]{d.code}[/] {escape(message)}\n    [green]fix:[/] {escape(fix)}")
+            self._print(f"  [bold red]{d.code}[/] {escape(message)}\n    [green]{say('fix', self.lang)}[/] {escape(fix)}")
         for check in failing[:MAX_FAILURES]:
-            out.print(f"  [red]✗[/] {check.id}: {escape(check.message)}")
+            self._print(f"  [red]✗[/] {check.id}: {escape(check.message)}")
         if len(failing) > MAX_FAILURES:
-            out.print(f"  [dim]... and {len(failing) - MAX_FAILURES} more (drill grade FILE shows all)[/]")
+            self._print(f"  [dim]{say('more', self.lang, n=len(failing) - MAX_FAILURES)}[/]")
+        for check in warnings[:MAX_FAILURES]:
+            self._print(f"  [yellow]![/] {check.id}: {escape(check.message)}")
 
-    def hint(self, number: int, text: str) -> None:
-        out.print(f"[yellow]hint {number}/3[/] {escape(text)}")
+    def already_passing(self) -> None:
+        self._print(f"[yellow]{say('already', self.lang)}[/]")
 
-    def reset(self, path: Path) -> None:
-        out.print(f"[yellow]reset[/] {escape(str(path))} is the template again")
+    def hint(self, number: int, total: int, text: str) -> None:
+        self._print(f"[yellow]{say('hint', self.lang, number=number, total=total)}[/] {escape(text)}")
+
+    def no_more_hints(self, total: int) -> None:
+        self._print(f"[yellow]{say('no_more', self.lang, total=total)}[/]")
+
+    def confirm_reset(self, path: Path, backup: Path) -> None:
+        self._print(f"[yellow]{say('confirm', self.lang, path=escape(str(path)), backup=escape(backup.name))}[/]")
+
+    def reset(self, path: Path, backup: Path | None) -> None:
+        self._print(f"[yellow]{say('reset', self.lang, path=escape(str(path)))}[/]")
+        if backup is not None:
+            self._print(f"  {say('backup', self.lang, backup=escape(str(backup)))}")
+
+    def reset_kept(self) -> None:
+        self._print(say("kept", self.lang))
+
+    def finished(self) -> None:
+        """Leave the cursor on a fresh line for the closing message."""
+        if self._clock_shown:
+            out.file.write("\r\x1b[2K")
+            out.file.flush()
+            self._clock_shown = False
+
+    def times_up(self) -> None:
+        out.file.write("\a")  # the terminal's bell
+        self._print(f"[bold red]{say('times_up', self.lang)}[/]")
 
 
-def print_outcome(outcome, streak_line: str) -> None:
+RATING_WHY = {1: "why_again", 2: "why_hard", 3: "why_good", 4: "why_easy"}
+
+
+def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> None:
+    """The closing lines, the same for q, Ctrl-C and time up; ``review``: session.review's result."""
+    from drill.i18n import t
+    from drill.schedule import interval_text
+
     if outcome.passed:
-        out.print(f"[bold green]Solved {outcome.task} in {clock(outcome.seconds)}[/] · saved to your history")
+        out.print(say("solved", lang, task=outcome.task, clock=clock(outcome.seconds)))
     else:
-        why = "Time is up" if outcome.stopped == "time" else "Stopped"
-        out.print(f"{why} after {clock(outcome.seconds)}; your file is kept, run the same command to resume.")
+        out.print(say("time_is_up" if outcome.stopped == "time" else "stopped", lang, clock=clock(outcome.seconds)))
+    if review is not None:
+        rating, interval = review
+        if rating is None:
+            out.print(f"[dim]{say('rated_today', lang, task=outcome.task)}[/]")
+        else:
+            why = say(RATING_WHY[int(rating)], lang, hints=outcome.hints, saves=outcome.failing_saves)
+            out.print(say("rated", lang, rating=t(rating.name, lang), why=why, task=outcome.task, interval=interval_text(interval, lang)))
     if streak_line:
         out.print(f"[dim]{escape(streak_line)}[/]")
 

@@ -1,7 +1,8 @@
 """The exercise catalog (Rustlings-style) and each task's status from the history.
 
 Every task folder (drill/grade/tasks/<id>/) holds a versioned ``task.yaml`` with the task's
-track, level, titles and three hints (nudge, stronger, nearly the solution), next to its
+track, level, titles and three hints (nudge, stronger, nearly the solution; a hint may list the
+diagnosis ``codes:`` it answers, so the session shows it first after that diagnosis), next to its
 ``template.py`` and ``solution.py``: adding an exercise touches that folder only. The catalog
 lists them grouped by track, in TRACKS order, and by level inside a track.
 """
@@ -32,6 +33,7 @@ class Exercise:
     template: Path
     solution: Path
     hints: tuple[dict[str, str], ...]
+    hint_codes: tuple[frozenset[str], ...] = ()  # per hint, the diagnosis codes it answers (task.yaml `codes:`)
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,10 @@ def _exercise(path: Path) -> Exercise:
         raise DrillError(f"{path}: format_version {data.get('format_version')!r} is not {FORMAT_VERSION}; upgrade drill")
     folder = path.parent
     try:
+        hints = tuple({lang: h[lang] for lang in ("en", "zh")} for h in data["hints"])
+        hint_codes = tuple(frozenset(h.get("codes") or ()) for h in data["hints"])
         exercise = Exercise(folder.name, data["track"], data["level"], dict(data["title"]), folder / "template.py",
-                            folder / "solution.py", tuple(dict(h) for h in data["hints"]))  # fmt: skip
+                            folder / "solution.py", hints, hint_codes)  # fmt: skip
     except (KeyError, TypeError) as exc:
         raise DrillError(f"{path}: missing or malformed {exc}") from None
     if exercise.track not in TRACKS or exercise.level not in LEVELS:

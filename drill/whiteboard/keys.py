@@ -1,4 +1,4 @@
-"""Single key presses without Enter, read with a timeout so the session can poll the file between keys.
+"""Single key presses without Enter, read with a timeout; a save (the watcher's fd) also ends the wait.
 
 In a terminal stdin is put in cbreak mode (restored on exit); otherwise each line counts as
 its first character, so the session can also be driven through a pipe.
@@ -35,13 +35,14 @@ class KeyReader:
 
             termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
 
-    def read(self, timeout: float) -> str | None:
-        """The next key pressed within ``timeout`` seconds, lower-cased, or None."""
-        if self._closed:
+    def read(self, timeout: float, wake=None) -> str | None:
+        """The next key pressed within ``timeout`` seconds, lower-cased, or None (also as soon as ``wake`` is readable)."""
+        fds = ([] if self._closed else [self._fd]) + ([wake] if wake is not None else [])
+        if not fds:
             time.sleep(timeout)
             return None
-        ready, _, _ = select.select([self._fd], [], [], timeout)
-        if not ready:
+        ready, _, _ = select.select(fds, [], [], timeout)
+        if self._fd not in ready or self._closed:
             return None
         data = os.read(self._fd, 1 if self._tty else 4096)
         if not data:

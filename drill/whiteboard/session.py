@@ -7,6 +7,7 @@ and rendering are injected, so tests can drive a session without a terminal.
 from __future__ import annotations
 
 import shlex
+import shutil
 import sqlite3
 import subprocess
 import time
@@ -22,28 +23,43 @@ from drill.grade.tasks import TASKS
 from drill.whiteboard import catalog
 from drill.whiteboard.watch import FileWatcher
 
-POLL_S = 0.2
 GRADE_TIMEOUT_S = 10.0  # per save: an infinite loop is stopped; the next save gets a fresh user side
 NOTHING_YET = ["not-implemented"]  # a save still raising NotImplementedError is not an attempt
+CONFIRM_S = 30.0  # how long `r` waits for its y
 
 
 class Keys(Protocol):
-    def read(self, timeout: float) -> str | None: ...
+    def read(self, timeout: float, wake=None) -> str | None: ...
 
 
 class View(Protocol):
     def starting(self, exercise: catalog.Exercise, path: Path, resumed: bool, minutes: int) -> None: ...
+    def tick(self, left_s: float) -> None: ...
     def graded(self, report: Report, left_s: float) -> None: ...
-    def hint(self, number: int, text: str) -> None: ...
-    def reset(self, path: Path) -> None: ...
+    def already_passing(self) -> None: ...
+    def hint(self, number: int, total: int, text: str) -> None: ...
+    def no_more_hints(self, total: int) -> None: ...
+    def confirm_reset(self, path: Path, backup: Path) -> None: ...
+    def reset(self, path: Path, backup: Path | None) -> None: ...
+    def reset_kept(self) -> None: ...
+    def times_up(self) -> None: ...
+    def finished(self) -> None: ...
 
 
 @dataclass(frozen=True)
 class Outcome:
     task: str
-    passed: bool
+    passed: bool  # solved in this session
     seconds: float
-    stopped: str  # passed | quit | time
+    stopped: str  # passed | quit | interrupted | time
+    hints: int = 0
+    failing_saves: int = 0
+    limit_s: float = 0.0
+
+    @property
+    def reviewable(self) -> bool:
+        """A solve, or a real attempt that did not get there; opening a file and quitting is neither."""
+        return self.passed or self.failing_saves > 0 or self.stopped == "time"
 
 
 def pick_task(conn: sqlite3.Connection, task: str | None) -> catalog.Exercise:
@@ -85,45 +101,117 @@ def open_editor(editor: str | None, path: Path) -> None:
         raise DrillError(f"--editor: cannot start {editor!r}: {exc.strerror}") from None
 
 
+def backup_path(path: Path) -> Path:
+    """``x.py.bak``, or a timestamped ``x.py.20260101-120000.bak`` when that one exists already."""
+    plain = path.with_name(path.name + ".bak")
+    return plain if not plain.exists() else path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+
+
 class Session:
-    def __init__(self, conn, exercise: catalog.Exercise, path: Path, grader, view: View, keys: Keys, *, lang: str, minutes: int):
+    """``record``: a file that passes on the first grade counts as solved (default: it is only a resume)."""
+
+    def __init__(self, conn, exercise: catalog.Exercise, path: Path, grader, view: View, keys: Keys, *, lang: str, minutes: int,
+                 record: bool = False):  # fmt: skip
         self.conn, self.exercise, self.path, self.grader = conn, exercise, path, grader
         self.view, self.keys, self.lang = view, keys, lang
         self.limit_s = minutes * 60
-        self.hints_shown = 0
+        self.record = record
+        self.hints_used: list[int] = []
+        self.failing_saves = 0
+        self.last_codes: set[str] = set()
+        self.armed = record  # a pass is a solve once this session has seen the file fail or unimplemented
 
     def run(self) -> Outcome:
         started = time.monotonic()
-        watcher = FileWatcher(self.path)
-        passed = self._grade(started)
-        while not passed:
+        with FileWatcher(self.path) as watcher:
+            try:
+                return self._loop(started, watcher)
+            except KeyboardInterrupt:  # Ctrl-C ends the session like q
+                return self._outcome(started, False, "interrupted")
+            finally:
+                self.view.finished()
+
+    def _outcome(self, started: float, passed: bool, stopped: str) -> Outcome:
+        return Outcome(self.exercise.id, passed, time.monotonic() - started, stopped, len(self.hints_used), self.failing_saves, self.limit_s)
+
+    def _loop(self, started: float, watcher: FileWatcher) -> Outcome:
+        if self._grade(started, saved=False):
+            return self._outcome(started, True, "passed")
+        while True:
             elapsed = time.monotonic() - started
             if elapsed >= self.limit_s:
-                return Outcome(self.exercise.id, False, elapsed, "time")
-            key = self.keys.read(min(POLL_S, self.limit_s - elapsed))
+                self.view.times_up()
+                return self._outcome(started, False, "time")
+            left = self.limit_s - elapsed
+            self.view.tick(left)
+            key = self.keys.read(min(left, 1.0 - elapsed % 1.0 + 0.01), wake=watcher.fileno())  # wake at the next whole second
             if key == "q":
-                return Outcome(self.exercise.id, False, time.monotonic() - started, "quit")
+                return self._outcome(started, False, "quit")
             if key == "h":
                 self._hint()
             elif key == "r":
-                write_template(self.exercise, self.path)
-                self.view.reset(self.path)
-            if watcher.changed():
-                passed = self._grade(started)
-        return Outcome(self.exercise.id, True, time.monotonic() - started, "passed")
+                self._reset(started)
+            if watcher.changed() and self._grade(started, saved=True):
+                return self._outcome(started, True, "passed")
 
     def _hint(self) -> None:
-        self.hints_shown = min(self.hints_shown + 1, len(self.exercise.hints))
-        hint = self.exercise.hints[self.hints_shown - 1]
-        self.view.hint(self.hints_shown, hint.get(self.lang, hint["en"]))
+        hints = self.exercise.hints
+        unseen = [i for i in range(len(hints)) if i not in self.hints_used]
+        if not unseen:
+            self.view.no_more_hints(len(hints))
+            return
+        codes = self.exercise.hint_codes
+        pick = next((i for i in unseen if i < len(codes) and codes[i] & self.last_codes), unseen[0])  # the diagnosis first
+        self.hints_used.append(pick)
+        self.view.hint(len(self.hints_used), len(hints), hints[pick].get(self.lang, hints[pick]["en"]))
 
-    def _grade(self, started: float) -> bool:
+    def _reset(self, started: float) -> None:
+        backup = backup_path(self.path)
+        self.view.confirm_reset(self.path, backup)
+        left = self.limit_s - (time.monotonic() - started)
+        if self.keys.read(max(0.0, min(CONFIRM_S, left))) != "y":
+            self.view.reset_kept()
+            return
+        saved = None
+        if self.path.is_file():
+            try:
+                shutil.copy2(self.path, backup)
+            except OSError as exc:
+                raise DrillError(f"{backup}: cannot keep a backup, nothing was reset: {exc.strerror}") from None
+            saved = backup
+        write_template(self.exercise, self.path)
+        self.view.reset(self.path, saved)
+
+    def _grade(self, started: float, *, saved: bool) -> bool:
+        """Grade the file; True when this is a solve."""
         request = make_request(self.path, task=self.exercise.id, device="cpu", timeout=GRADE_TIMEOUT_S)
         report = self.grader.grade(request, GRADE_TIMEOUT_S)
         elapsed = time.monotonic() - started
         codes = [d.code for d in report.diagnosis]
-        if report.passed or codes != NOTHING_YET:
+        self.last_codes = set(codes)
+        attempt = codes != NOTHING_YET
+        solved = report.passed and self.armed
+        if solved or (not report.passed and attempt):
             store.record_grade_run(self.conn, task=self.exercise.id, file=str(self.path), source="whiteboard",
                                    passed=report.passed, codes=codes, seconds=elapsed)  # fmt: skip
+        if not report.passed:
+            self.armed = True
+            if saved and attempt:
+                self.failing_saves += 1
         self.view.graded(report, max(0.0, self.limit_s - elapsed))
-        return report.passed
+        if report.passed and not solved:
+            self.view.already_passing()
+        return solved
+
+
+def review(conn: sqlite3.Connection, outcome: Outcome):
+    """Rate the session on the task's FSRS card: (rating, next interval), (None, None) when already rated
+    today, or None when the session was no attempt (nothing is recorded)."""
+    from drill import task_review
+
+    if not outcome.reviewable:
+        return None
+    intervals = task_review.intervals(conn, outcome.task)
+    rating = task_review.record(conn, task_review.Session(outcome.task, outcome.passed, outcome.hints, outcome.failing_saves,
+                                                          outcome.seconds, outcome.limit_s))  # fmt: skip
+    return (rating, intervals[rating]) if rating is not None else (None, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 from datetime import datetime, timezone
 
 import pytest
@@ -70,16 +71,25 @@ def test_prepare_resumes_an_existing_file(tmp_path):
 
 
 def test_watcher_fires_once_per_new_content(tmp_path):
+    def wait(watcher):  # the watcher's thread signals its fd; 5 s is far above its ~50 ms debounce
+        select.select([watcher.fileno()], [], [], 5.0)
+        return watcher.changed()
+
     path = tmp_path / "f.py"
     path.write_text("a")
-    watcher = FileWatcher(path)
-    assert not watcher.changed()
-    path.write_text("bb")
-    assert watcher.changed() and not watcher.changed()
-    os.utime(path, ns=(1, 1))  # a touch without new content
-    assert not watcher.changed()
-    path.unlink()
-    assert not watcher.changed()
+    with FileWatcher(path) as watcher:
+        assert not watcher.changed()
+        path.write_text("bb")
+        assert wait(watcher) and not watcher.changed()
+        tmp = tmp_path / "f.py.tmp"
+        tmp.write_text("ccc")
+        os.replace(tmp, path)  # an atomic save replaces the inode
+        assert wait(watcher)
+        os.utime(path, ns=(1, 1))  # a touch without new content
+        assert not wait(watcher)
+        (tmp_path / "other.py").write_text("x")  # another file in the folder
+        path.unlink()
+        assert not wait(watcher)
 
 
 def test_loglog_slope_recovers_the_exponent():
