@@ -60,6 +60,7 @@ register(TaskSpec("bpe", "train_bpe"))
 register(TaskSpec("mla", "MultiHeadLatentAttention"))
 register(TaskSpec("beam_search", "beam_search"))
 register(TaskSpec("dpo_loss", "dpo_loss"))
+register(TaskSpec("adamw", "adamw_step"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)

@@ -39,6 +39,9 @@ PYTHON_BUILTINS = {
     "torch.nn.utils": ("clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "get_total_norm", "clip_grad_value_"),
     "torch.nn.utils.clip_grad": ("clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "get_total_norm",
                                  "clip_grad_value_", "_clip_grads_with_norm_", "_get_total_norm"),  # fmt: skip
+    "torch.optim.adam": ("adam",),  # the functional Adam/AdamW step (Adam.__init__ is wrapped below)
+    "torch.optim.adamw": ("adamw",),
+    "torch.optim._functional": ("adam", "adamw"),
 }
 
 
@@ -56,7 +59,7 @@ def _visible(func, name: str):
 
 
 def watch_python_builtins() -> None:
-    """Make clip_grad_norm_ and the LR schedulers visible to the builtin rule, before the user's file
+    """Make clip_grad_norm_, the LR schedulers and Adam(W) visible to the builtin rule, before the user's file
     imports them (so ``from torch.nn.utils import clip_grad_norm_`` binds the watched one too)."""
     import importlib
 
@@ -69,9 +72,11 @@ def watch_python_builtins() -> None:
                 key = id(getattr(func, "__wrapped__", func))
                 wrapped.setdefault(key, _visible(func, name.lstrip("_")))
                 setattr(module, name, wrapped[key])
+    from torch.optim import Adam
     from torch.optim.lr_scheduler import LRScheduler
 
     LRScheduler.__init__ = _visible(LRScheduler.__init__, "LRScheduler")  # every scheduler calls it
+    Adam.__init__ = _visible(Adam.__init__, "Adam")  # AdamW's calls it too
 
 
 class BuiltinSpy(TorchFunctionMode):
