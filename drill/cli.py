@@ -196,6 +196,7 @@ def quiz_cmd(
     reveal: Annotated[str, typer.Option("--reveal", help="Show answers after `each` question or at the `end`.")] = "each",
     strict: StrictOpt = False,
     seed: SeedOpt = None,
+    fail_under: Annotated[Optional[float], typer.Option("--fail-under", min=0, max=100, metavar="SCORE", help="Exit 1 when the score is under SCORE percent (default: a completed quiz exits 0 whatever the score).")] = None,
     as_json: JsonOpt = False,
     bank: BankOpt = None,
 ) -> None:
@@ -215,7 +216,7 @@ def quiz_cmd(
     conn = store.connect()
     questions = quiz.pick(conn, candidates, count, seed)
     options = {"level": levels, "topic": topics, "type": types, "count": count, "time": seconds, "lang": lang, "reveal": reveal, "strict": strict, "seed": seed}
-    raise typer.Exit(play(conn, questions, quiz.Settings(seconds, strict, reveal), lang=lang, as_json=as_json, kind="quiz", options=options))
+    raise typer.Exit(play(conn, questions, quiz.Settings(seconds, strict, reveal), lang=lang, as_json=as_json, kind="quiz", options=options, fail_under=fail_under))
 
 
 @command(app, "review", example="drill review --limit 10")

@@ -43,7 +43,7 @@ class LineReader:
         seconds = time.monotonic() - start
         return Reply(text, seconds, cut_off=strict and seconds > limit)
 
-    def rating(self) -> Rating:
+    def rating(self, buttons: str = "") -> Rating:
         line = self._line()
         rating = parse_rating(line)
         if rating is None:

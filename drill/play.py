@@ -46,11 +46,17 @@ def _streak(conn: sqlite3.Connection, lang: str) -> str | None:
     return streak_line(conn, lang=lang) or None
 
 
-def exit_code(summary: quiz.Summary) -> int:
+def exit_code(summary: quiz.Summary, fail_under: float | None = None) -> int:
+    """0 for a session played to its end whatever the score (a wrong answer is the practice, not a failure
+    of the command); 1 when it ended early, or scored under ``fail_under`` percent; 130 on Ctrl-C."""
     if summary.stopped == "interrupt":
         return INTERRUPTED
-    failed = not summary.complete or not all(r.passed for r in summary.results)
-    return int(ExitCode.FAILED if failed else ExitCode.OK)
+    if not summary.complete:
+        return int(ExitCode.FAILED)
+    if fail_under is not None:
+        score = 100 * sum(r.passed for r in summary.results) / max(1, len(summary.results))
+        return int(ExitCode.FAILED if score < fail_under else ExitCode.OK)
+    return int(ExitCode.OK)
 
 
 def play(
@@ -63,6 +69,7 @@ def play(
     kind: str,
     options: dict,
     stop_at: float | None = None,
+    fail_under: float | None = None,
 ) -> int:
     """Ask ``questions``, print the summary (table, or JSON on stdout), return the exit code."""
     tty = interactive()
@@ -70,18 +77,18 @@ def play(
     if tty:
         from drill.terminal_input import TerminalReader
 
-        reader = TerminalReader(lang)
+        reader = TerminalReader(lang, stop_at)
     else:
         from drill.line_input import LineReader
 
         reader = LineReader()
     with _hangup_as_interrupt():
-        summary = quiz.run(conn, questions, reader, view, settings, kind=kind, options=options, stop_at=stop_at)
+        summary = quiz.run(conn, questions, reader, view, settings, kind=kind, options=options, stop_at=stop_at, lang=lang)
     try:
         if as_json:
             print_json(summary, lang)
         else:
-            view.summary(summary, _streak(conn, lang))
+            view.summary(summary, _streak(conn, lang), options.get("minutes"))
     except OSError:
         pass  # the terminal is gone; everything is already saved
-    return exit_code(summary)
+    return exit_code(summary, fail_under)

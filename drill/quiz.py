@@ -35,7 +35,7 @@ class Reply:
 
 class Reader(Protocol):
     def answer(self, q, limit: int, strict: bool) -> Reply: ...
-    def rating(self) -> Rating: ...
+    def rating(self, buttons: str = "") -> Rating: ...  # buttons: each rating with its next interval
 
 
 class View(Protocol):
@@ -66,6 +66,7 @@ class Result:
     note: str | None = None  # how a number was read (an i18n key), e.g. 4.29 GB in GiB
     values: dict = field(default_factory=dict)  # for ``unreadable`` and ``note``
     uid: str = ""
+    intervals: dict = field(default_factory=dict)  # rating value -> next interval, while awaiting the self-rating
 
     @property
     def over_time(self) -> bool:
@@ -90,6 +91,7 @@ class Summary:
     total: int
     results: list[Result] = field(default_factory=list)
     stopped: str | None = None  # interrupt | hangup | eof when the session ended early
+    out_of_time: bool = False  # a mock's overall clock ran out
 
     @property
     def complete(self) -> bool:
@@ -154,15 +156,25 @@ def _record(conn: sqlite3.Connection, session_id: int, result: Result) -> None:
             review.record(conn, result.question.id, result.uid)
 
 
-def _reveal(conn: sqlite3.Connection, result: Result, reader: Reader, view: View) -> None:
+def _reveal(conn: sqlite3.Connection, result: Result, reader: Reader, view: View, lang: str) -> None:
+    if not result.rated:
+        result.intervals = review.next_intervals(conn, result.question.id, result.uid)
     view.feedback(result)
     if result.rated:
         return
-    rating = reader.rating()
+    rating = reader.rating(rating_buttons(result.intervals, lang))
     with store.transaction(conn):
         store.set_rating(conn, result.uid, rating)
         review.record(conn, result.question.id, result.uid)
     result.rating, result.rated = rating, True
+
+
+def rating_buttons(intervals: dict, lang: str) -> str:
+    """``1 Again <1m  ·  2 Hard 6m  ·  3 Good 10m  ·  4 Easy 8d``: what each self-rating schedules, as Anki's buttons."""
+    from drill.i18n import t
+    from drill.schedule import interval_text
+
+    return "  ·  ".join(f"{int(r)} {t(r.label, lang)} {interval_text(intervals[int(r)], lang)}" for r in Rating if int(r) in intervals)
 
 
 def run(
@@ -175,6 +187,7 @@ def run(
     kind: str = "quiz",
     options: dict | None = None,
     stop_at: float | None = None,
+    lang: str = "en",
 ) -> Summary:
     """Ask, grade and record each question; stop early at ``stop_at`` (a monotonic time) or on interrupt."""
     summary = Summary(store.start_session(conn, kind, options or {}), kind, len(questions))
@@ -182,6 +195,7 @@ def run(
     try:
         for n, q in enumerate(questions, 1):
             if stop_at is not None and time.monotonic() >= stop_at:
+                summary.out_of_time = True
                 break
             limit = time_limit(q, settings.time)
             view.question(n, len(questions), q, limit)
@@ -189,11 +203,13 @@ def run(
             _record(conn, summary.session_id, result)
             summary.results.append(result)
             if settings.reveal == "each":
-                _reveal(conn, result, reader, view)
+                _reveal(conn, result, reader, view, lang)
         if settings.reveal == "end":
             for n, result in enumerate(summary.results, 1):
                 view.recap(n, len(questions), result.question)
-                _reveal(conn, result, reader, view)
+                _reveal(conn, result, reader, view, lang)
+        if stop_at is not None and time.monotonic() >= stop_at:
+            summary.out_of_time = True
         status = "complete"
     except Hangup:
         summary.stopped = "hangup"

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from importlib.metadata import version
 
 from fsrs import Card, Rating
 
 from drill import mistakes, store
-from drill.schedule import QUESTIONS
+from drill.schedule import QUESTIONS, preview
 
 STATE_FORMAT = 1  # bump when the way cards are derived from the log changes
 SCHEDULER_TAG = f"fsrs {version('fsrs')}/{STATE_FORMAT}"
@@ -108,6 +108,24 @@ def _card_before(conn: sqlite3.Connection, question_id: str, before: str | None,
         return card if card is not None and card.last_review == _when(before) else None
     except (ValueError, KeyError, TypeError, OverflowError):
         return None
+
+
+def card_before(conn: sqlite3.Connection, question_id: str, uid: str) -> Card:
+    """The question's card as it stood before attempt ``uid`` (the replay of the attempts before it),
+    so the rating buttons can show what each rating of that attempt would give (see drill.schedule.preview)."""
+    attempt_id, answered_at = conn.execute("SELECT id, answered_at FROM attempts WHERE uid = ?", (uid,)).fetchone()
+    log = conn.execute(
+        "SELECT answered_at, rating FROM attempts WHERE question_id = ? AND (answered_at, id) < (?, ?) ORDER BY answered_at, id",
+        (question_id, answered_at, attempt_id),
+    ).fetchall()
+    usable = _usable(log)
+    return replay(question_id, usable) if usable else Card(card_id=_card_id(question_id), due=_moment(answered_at))
+
+
+def next_intervals(conn: sqlite3.Connection, question_id: str, uid: str) -> dict[int, timedelta]:
+    """Rating value -> the interval that rating of attempt ``uid`` would give, as Anki shows on its buttons."""
+    answered_at = _when(conn.execute("SELECT answered_at FROM attempts WHERE uid = ?", (uid,)).fetchone()[0])
+    return {int(r): delta for r, delta in preview(_scheduler, card_before(conn, question_id, uid), answered_at).items()}
 
 
 def _stale(conn: sqlite3.Connection) -> list[str]:

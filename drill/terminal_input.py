@@ -66,8 +66,10 @@ def _multiline_keys() -> KeyBindings:
 
 
 class TerminalReader:
-    def __init__(self, lang: str = "en"):
-        self.lang = lang
+    """``stop_at``: a mock interview's end (monotonic), shown as a second clock and rung at 0:00."""
+
+    def __init__(self, lang: str = "en", stop_at: float | None = None):
+        self.lang, self.stop_at = lang, stop_at
 
     def answer(self, q, limit: int, strict: bool) -> Reply:
         lang = self.lang
@@ -81,12 +83,30 @@ class TerminalReader:
         hint = f"{hint}  ·  {t('stop', lang)} "
         start = time.monotonic()
         cut = {"off": False}
+        rung: set[str] = set()
+
+        def bell_once(which: str) -> None:
+            """The terminal's bell at 0:00 of the question (or of the mock), once."""
+            if which not in rung:
+                rung.add(which)
+                get_app().output.bell()
+
+        def mock_clock() -> list[tuple[str, str]]:
+            if self.stop_at is None:
+                return []
+            left = self.stop_at - time.monotonic()
+            if left > 0:
+                return [("", f"·  {t('mock_left', lang, clock=_clock(left))}   ")]
+            bell_once("mock")
+            return [("bg:ansired fg:ansiwhite", f" ⏰ {t('mock_left', lang, clock='0:00')} · {t('times_up', lang)} "), ("", "   ")]
 
         def toolbar() -> FormattedText:
             used = time.monotonic() - start
-            if used <= limit:
-                return FormattedText([("", f" ⏱ {_clock(limit - used)} {t('left', lang)}   {hint}")])
-            return FormattedText([("bg:ansired fg:ansiwhite", f" ⏱ +{_clock(used - limit)} {t('over_time', lang)} "), ("", f"   {hint}")])
+            if used < limit:
+                return FormattedText([("", f" ⏱ {_clock(limit - used)} {t('left', lang)}   "), *mock_clock(), ("", hint)])
+            bell_once("question")
+            over = f" ⏰ 0:00 {t('times_up', lang)} · +{_clock(used - limit)} {t('over_time', lang)} "
+            return FormattedText([("bg:ansired fg:ansiwhite", over), ("", "   "), *mock_clock(), ("", hint)])
 
         async def deadline() -> None:
             import asyncio
@@ -118,11 +138,12 @@ class TerminalReader:
             why = t(verdict.unreadable, lang, **verdict.values)
             print_formatted_text(FormattedText([("fg:ansired", f"✘ {why} · {t('type_again', lang)}")]))
 
-    def rating(self) -> Rating:
+    def rating(self, buttons: str = "") -> Rating:
+        """``buttons``: each rating with the interval it gives (quiz.rating_buttons), shown before the key press."""
         session: PromptSession[str] = PromptSession()
         key = session.prompt(
             t("rate_prompt", self.lang),
             key_bindings=_single_keys(list(RATING_KEYS)),
-            bottom_toolbar=f"{t('ratings', self.lang)}  ·  {t('stop', self.lang)} ",
+            bottom_toolbar=f" {buttons or t('ratings', self.lang).strip()}  ·  {t('stop', self.lang)} ",
         )
         return RATING_KEYS[key]

@@ -50,6 +50,22 @@ def test_mock_command_rates_and_records_each_step(drill_home):
     assert conn.execute("SELECT COUNT(*) FROM attempts").fetchone()[0] == 3
 
 
+def test_a_mock_whose_clock_ran_out_ends_with_times_up(drill_home, bank):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from drill import quiz, store
+    from drill.views.quiz_view import QuizView
+
+    summary = quiz.run(store.connect(), mock.chain(bank, ["fx-deep"]), None, None, quiz.Settings(), kind="mock", stop_at=0.0)
+    assert summary.out_of_time and summary.complete and summary.results == []
+    for lang, words in (("en", "Time's up: the 20-minute interview is over"), ("zh", "时间到：20 分钟的面试结束")):
+        console = Console(file=StringIO(), width=200)
+        QuizView(console, lang, False).summary(summary, None, 20)
+        assert words in console.file.getvalue()
+
+
 def test_pitch_shows_reference_under_a_60s_timer(drill_home):
     result = CliRunner().invoke(app, ["mock", "--pitch", "fx-more", "--bank", str(FIXTURE), "--lang", "en"], input="queries attend with softmax\n\n4\n")
     assert result.exit_code == 0, result.output

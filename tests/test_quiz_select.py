@@ -71,7 +71,7 @@ class Script:
         text, seconds = self._next()
         return quiz.Reply(text, seconds, cut_off=strict and seconds > limit)
 
-    def rating(self):
+    def rating(self, buttons=""):
         return Rating(self._next())
 
 

@@ -68,7 +68,7 @@ def test_full_quiz_in_a_terminal(drill_home):
     for _ in range(3):
         answer(term, term.next_question())
     term.expect(r"score 2/3\S*\s+L1 2/3")  # \S*: the end of bold
-    assert term.finish() == 1
+    assert term.finish() == 0  # completed: a wrong answer is practice, not a failed command
     got = rows(drill_home, "SELECT question_id, answer, correct, rating, timed_out FROM attempts")
     assert sorted(got) == [
         ("fx-choice", "B", 1, 3, 0),  # one key press, recorded as the letter
@@ -76,6 +76,35 @@ def test_full_quiz_in_a_terminal(drill_home):
         ("fx-open", "the variance grows\nso softmax saturates", None, 3, 0),
     ]
     assert rows(drill_home, "SELECT status FROM sessions") == [("complete",)]
+
+
+def test_the_questions_clock_rings_and_says_so_at_zero(drill_home):
+    term = Term([*QUIZ, "--type", "numeric", "--time", "1"], drill_home)
+    term.next_question()
+    term.expect("\x07")  # the bell at 0:00
+    term.expect(r"0:00 time's up")
+    term.child.send("4 GiB\r")  # a soft deadline: the answer is still taken, marked over time
+    term.expect("over time")
+    assert term.finish() == 0
+
+
+def test_the_rating_keys_show_each_ratings_next_interval(drill_home):
+    term = Term([*QUIZ, "--type", "open"], drill_home)
+    term.next_question()
+    term.child.send("the variance grows\x1b\r")
+    term.expect("rate yourself")
+    term.expect(r"1 Again 1m  ·  2 Hard 6m  ·  3 Good 10m  ·  4 Easy 8d")  # a new card, FSRS's default steps
+    term.child.send("2")
+    term.expect("score")
+    assert term.finish() == 0
+
+
+def test_mock_shows_the_interviews_clock(drill_home):
+    term = Term(["-m", "drill", "mock", "--bank", FIXTURE, "--topic", "fx-deep", "--minutes", "3", "--lang", "en"], drill_home)
+    term.expect("What is a KV cache")
+    term.expect(r"interview 2:5\d left")
+    term.child.sendintr()
+    assert term.finish() == 130
 
 
 def test_strict_deadline_submits_half_typed_text(drill_home):

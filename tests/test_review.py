@@ -112,7 +112,7 @@ class Scripted:
         self.asked = q
         return Reply({"choice": "b", "numeric": "7 GiB"}.get(q.type, "the variance grows"), 1.0)
 
-    def rating(self):
+    def rating(self, buttons=""):
         return next(self.ratings)
 
     def question(self, n, total, q, limit): ...

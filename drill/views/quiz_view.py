@@ -14,7 +14,7 @@ from drill.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
 from drill.i18n import t
 from drill.mathtext import join_cjk, markdown, plain
-from drill.quiz import Result, Summary
+from drill.quiz import Result, Summary, rating_buttons
 from drill.views.bank_view import correct_answers
 
 _LINE_HINTS = {
@@ -82,7 +82,8 @@ class QuizView:
         for point, hit in zip(q.key_points, result.matched):
             self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {escape(plain(point.get(lang)))}")
         if not self.interactive:
-            self.console.print(t("rate_hint", lang))
+            buttons = rating_buttons(result.intervals, lang)
+            self.console.print(t("rate_hint_buttons", lang, buttons=buttons) if buttons else t("rate_hint", lang))
 
     def _verdict(self, result: Result) -> None:
         """The mark, then the right answer: on the same line when it is one line, else one right option per line."""
@@ -110,8 +111,10 @@ class QuizView:
         """Bank Markdown in a panel; never cropped, even on a console that does not wrap (stderr under --json)."""
         self.console.print(Panel(Markdown(markdown(text)), title_align="left", **options), soft_wrap=False)
 
-    def summary(self, summary: Summary, streak: str | None = None) -> None:
+    def summary(self, summary: Summary, streak: str | None = None, minutes: int | None = None) -> None:
         lang = self.lang
+        if summary.out_of_time and minutes:
+            self.console.print(f"[bold red]{t('mock_over', lang, minutes=minutes, n=len(summary.results))}[/]")
         table = Table(title=f"{summary.kind} · {len(summary.results)}/{summary.total} {t('answered', lang)}", title_justify="left")
         table.add_column("#", justify="right")
         for name in ("question", "level", "result", "time"):
