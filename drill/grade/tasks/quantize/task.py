@@ -1,0 +1,332 @@
+"""The ``quantize`` task: ``quantize_int8(w) -> (q, scale)`` per output channel, and ``dequantize(q, scale)``.
+
+Symmetric absmax int8 (as LLM.int8()'s vector-wise weights, bitsandbytes, torchao): per row
+``scale = absmax / 127`` and ``q = clamp(round(w / scale), -127, 127)``. There is no single right q
+in a low precision (the quotient itself rounds), so the checks judge properties against the
+float64 truth: each scale by the tolerance rule, each row's dequantization error against the bound
+``scale / 2`` (in float32; in bfloat16 against the same algorithm run in bfloat16, times two), each
+row's absmax landing on ±127, and q inside [-127, 127]. The bfloat16 weights are rows where the
+quotient rounds to 128 without the clamp: the int8 cast then wraps to -128.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from drill.grade.checks.compare import against_truth, expect_shape
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.remote import UserCodeError
+
+OUT, IN = 6, 10
+ENTRY_DEQUANTIZE = "dequantize"
+FORBIDDEN = {
+    "quantize_per_channel": "torch.quantize_per_channel",
+    "quantize_per_tensor": "torch.quantize_per_tensor",
+    "fake_quantize_per_channel_affine": "torch.fake_quantize_per_channel_affine",
+    "fake_quantize_per_tensor_affine": "torch.fake_quantize_per_tensor_affine",
+    "_make_per_channel_quantized_tensor": "torch._make_per_channel_quantized_tensor",
+    "quantize_per_channel_default": "torch.ao.quantization (quantize_per_channel)",
+}
+
+
+@dataclass(frozen=True)
+class QuantVariant:
+    scope: str = "row"  # row (correct) | tensor: one absmax for the whole matrix
+    levels: float = 127.0  # 255.0: the unsigned byte's range
+    rounding: str = "round"  # round (correct) | trunc: the int8 cast | floor
+    overflow: str = "clamp"  # clamp (correct) | wrap: the int8 cast of 128 and beyond
+
+
+CORRECT_QUANT = QuantVariant()
+
+
+def reference(w, variant: QuantVariant = CORRECT_QUANT):
+    """(q as float, scale [out, 1]) in w's dtype (float64 for the truth)."""
+    absmax = w.abs().amax(dim=1, keepdim=True) if variant.scope == "row" else w.abs().amax().expand(w.shape[0], 1)
+    scale = absmax / variant.levels
+    x = w / torch.where(scale == 0, torch.ones_like(scale), scale)
+    x = {"round": torch.round, "trunc": torch.trunc, "floor": torch.floor}[variant.rounding](x)
+    q = x.clamp(-127, 127) if variant.overflow == "clamp" else torch.remainder(x + 128, 256) - 128
+    return q, scale
+
+
+def make_weight(ctx: Context, offset: int, shape=(OUT, IN), dtype=torch.float32):
+    """Rows of different magnitudes (0.01 to 10), so a per-tensor scale is far from any row's."""
+    gen = ctx.generator(offset)
+    magnitudes = torch.logspace(-2, 1, shape[0], dtype=torch.float64)[torch.randperm(shape[0], generator=gen)]
+    return (magnitudes[:, None].to(ctx.device) * ctx.randn(*shape, gen=gen, dtype=torch.float64)).to(dtype)
+
+
+def wrapping_rows(ctx: Context, offset: int, n: int = OUT):
+    """bfloat16 rows whose absmax / (absmax / 127), computed in bfloat16, rounds to 128."""
+    gen = ctx.generator(offset)
+    pool = torch.randn(400, IN, generator=gen, dtype=torch.float64).to(torch.bfloat16)
+    q, _ = reference(pool, QuantVariant(overflow="wrap"))
+    picked = pool[(q.abs().amax(dim=1) == 128) | (q.amax(dim=1) == -128)][:n]
+    return picked.to(ctx.device)
+
+
+def quantize(ctx: Context, w):
+    """The user's (q, scale) with scale as [out, 1]; WrongShape names a contract break."""
+    ret = ctx.call(ctx.entry, w)
+    if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(t, torch.Tensor) for t in ret)):
+        raise WrongShape(f"quantize_int8 returned {type(ret).__name__}, not (q, scale), two tensors")
+    q, scale = ret
+    expect_shape(q, w.shape, "q")
+    if q.dtype != torch.int8:
+        raise WrongShape(f"q has dtype {q.dtype}, not torch.int8")
+    if not scale.is_floating_point():
+        raise WrongShape(f"scale has dtype {scale.dtype}, not a floating dtype")
+    if scale.numel() == 1 and (w.shape[0] > 1 or scale.dim() == 0):
+        raise Broken(outcome("fail", f"scale has shape {list(scale.shape)}: one scale for the whole matrix; expected "
+                             f"[{w.shape[0]}, 1] or [{w.shape[0]}], one per output channel (row)", "quant-per-tensor-scale"))  # fmt: skip
+    if tuple(scale.shape) not in ((w.shape[0], 1), (w.shape[0],)):
+        raise WrongShape(f"scale has shape {list(scale.shape)}, expected [{w.shape[0]}, 1] or [{w.shape[0]}]: one scale per "
+                         "output channel (row)")  # fmt: skip
+    return q, scale.reshape(-1, 1)
+
+
+class Broken(Exception):
+    """The user's return value already proves a classic bug: the check's finished outcome."""
+
+    def __init__(self, result):
+        self.result = result
+
+
+def finished(check):
+    """``check``, with a Broken raised anywhere inside it turned into its outcome."""
+
+    def run(*args):
+        try:
+            return check(*args)
+        except Broken as exc:
+            return exc.result
+
+    return run
+
+
+def per_tensor(scale, truth) -> bool:
+    """The same scale on every row while the rows' absmax differ."""
+    return scale.numel() > 1 and bool((scale == scale[0]).all()) and not bool((truth == truth[0]).all())
+
+
+def scale_check(ctx: Context, w, label: str):
+    q, scale = quantize(ctx, w)
+    truth = reference(w.double())[1]
+    if per_tensor(scale, truth):
+        return outcome("fail", f"{label}: every row got the same scale {scale[0].item():.4g}, though the rows' absmax "
+                       "range from {:.3g} to {:.3g}: one scale per output channel".format(
+                           127 * truth.min().item(), 127 * truth.max().item()), "quant-per-tensor-scale")  # fmt: skip
+    return against_truth([(f"{label}: scale (absmax / 127 per row)", scale, truth, reference(w)[1])])
+
+
+def error_rows(w, q, scale):
+    """Per row: the largest |q * scale - w| in float64, from the user's own q and scale."""
+    return (q.double() * scale.double() - w.double()).abs().amax(dim=1)
+
+
+def bound_check(ctx: Context, w, label: str):
+    """Each row's dequantization error within scale / 2 (float32), or twice the same algorithm's in a low precision."""
+    q, scale = quantize(ctx, w)
+    err = error_rows(w, q, scale)
+    half = scale.double().reshape(-1) / 2
+    if w.dtype in (torch.float32, torch.float64):
+        allowed = half * (1 + 1e-4) + torch.finfo(w.dtype).tiny
+    else:  # the quotient rounds (spacing 0.5 near 127: a quarter step) and so does the scale (127 * u of a step)
+        q0, s0 = reference(w)
+        carried = half * 2 * (0.5 + 0.25 + 127 * torch.finfo(w.dtype).eps / 2)
+        allowed = torch.maximum(2 * error_rows(w, q0, s0), carried)
+    bad = (err > allowed).nonzero()
+    if len(bad):
+        r = int(bad[0])
+        col = int((q[r].double() * scale[r].double() - w[r].double()).abs().argmax())
+        return outcome("fail", f"{label}: row {r}: |q * scale - w| is {err[r]:.4g} = {err[r] / scale[r].item():.3g} scale at "
+                       f"column {col} (w = {w[r, col].item():.6g}, q = {int(q[r, col])}); allowed {allowed[r]:.4g} "
+                       f"(scale / 2 = {half[r]:.4g})")  # fmt: skip
+    worst = (err / (2 * half).clamp_min(1e-300)).max().item()
+    return outcome("pass", f"{label}: every row's error within its bound (worst {worst:.3g} scale)")
+
+
+def levels_check(ctx: Context, w, label: str, code: str | None = None):
+    """q within [-127, 127], and each row's absmax element at ±127 with its sign."""
+    q, scale = quantize(ctx, w)
+    if (q == -128).any():
+        r, c = (int(i) for i in (q == -128).nonzero()[0])
+        wrapped = w[r, c].item() > 0
+        return outcome("fail", f"{label}: q[{r}, {c}] is -128 for w = {w[r, c].item():.6g}" + (
+            ": w / scale rounded to 128 and the int8 cast wrapped it; clamp to [-127, 127] before the cast" if wrapped else
+            ": symmetric int8 uses -127 to 127"), *(["quant-no-clamp"] if wrapped else []))  # fmt: skip
+    top = w.abs().argmax(dim=1)
+    for r in range(w.shape[0]):
+        if w[r, top[r]] == 0:
+            continue
+        want = 127 if w[r, top[r]] > 0 else -127
+        if int(q[r, top[r]]) != want:
+            return outcome("fail", f"{label}: row {r}'s largest weight {w[r, top[r]].item():.6g} (column {int(top[r])}) has "
+                           f"q = {int(q[r, top[r]])}, not {want}: the absmax of each row maps to ±127")  # fmt: skip
+    return outcome("pass", f"{label}: q in [-127, 127], every row's absmax at ±127 (exact)")
+
+
+def zero_row_check(ctx: Context):
+    w = make_weight(ctx, 400)
+    w[2] = 0.0
+    q, scale = quantize(ctx, w)
+    if not torch.isfinite(scale).all():
+        return outcome("fail", f"an all-zero row gives scale {scale[2].item()}: guard the division (q = 0 there)")
+    if (q[2] != 0).any():
+        return outcome("fail", f"an all-zero row gives q = {q[2].tolist()}, not zeros")
+    out = dequantize(ctx, q, scale, scale_shape(ctx, w))
+    if not torch.isfinite(out).all() or (out[2] != 0).any():
+        return outcome("fail", "an all-zero row does not dequantize to zeros")
+    return outcome("pass", "an all-zero row: q = 0, a finite scale, zeros back")
+
+
+def extremes_check(ctx: Context):
+    """float32 rows around 1e30 and 1e-30: absmax / 127 is still a normal float, and so is every q * scale."""
+    w = make_weight(ctx, 410)
+    w[0] *= 1e30
+    w[1] *= 1e-30
+    result = bound_check(ctx, w, "rows ~1e30 and ~1e-30 (float32)")
+    return result if result.status != "pass" else levels_check(ctx, w, "rows ~1e30 and ~1e-30 (float32)")
+
+
+def dequantizer(ctx: Context):
+    handle = ctx.user.entry(ENTRY_DEQUANTIZE)
+    if handle is None:
+        raise UserCodeError("the file does not define dequantize(q, scale)", "not-implemented")
+    return handle
+
+
+def dequantize(ctx: Context, q, scale, shape):
+    out = ctx.call(dequantizer(ctx), q, scale.reshape(shape))
+    if not isinstance(out, torch.Tensor):
+        raise WrongShape(f"dequantize returned {type(out).__name__}, not a tensor")
+    expect_shape(out, q.shape, "dequantize's output")
+    return out
+
+
+def scale_shape(ctx: Context, w):
+    """The user's own scale shape ([out, 1] or [out]), so dequantize gets what it expects."""
+    ret = ctx.call(ctx.entry, w)
+    shape = ret[1].shape if isinstance(ret, (tuple, list)) and len(ret) == 2 and isinstance(ret[1], torch.Tensor) else None
+    return shape if shape in (torch.Size([w.shape[0], 1]), torch.Size([w.shape[0]])) else torch.Size([w.shape[0], 1])
+
+
+def dequantize_check(ctx: Context, dtype):
+    """The judge's own q and scale through the user's dequantize, against q * scale."""
+    w = make_weight(ctx, 500, dtype=dtype)
+    q, scale = reference(w)
+    out = dequantize(ctx, q.to(torch.int8), scale, scale_shape(ctx, w))
+    if out.dtype != dtype:
+        return outcome("fail", f"dequantize returned {out.dtype}, the scale's dtype is {dtype}")
+    return against_truth([(f"dequantize ({str(dtype)[6:]})", out, q.double() * scale.double(), q.to(dtype) * scale)])
+
+
+def gradient_check(ctx: Context):
+    """d dequantize / d scale = q (a learnable scale, as in LSQ): the output must stay differentiable in scale."""
+    w = make_weight(ctx, 600)
+    q, scale = reference(w)
+    shape = scale_shape(ctx, w)
+    leaf = scale.reshape(shape).clone().requires_grad_()
+    out = ctx.call(dequantizer(ctx), q.to(torch.int8), leaf)
+    expect_shape(out, w.shape, "dequantize's output")
+    seed_grad = ctx.randn(*w.shape, gen=ctx.generator(601), dtype=torch.float64)
+    ctx.call(lambda: (out * seed_grad.float()).sum().backward(), watch=False)
+    if leaf.grad is None:
+        return outcome("fail", "no gradient reaches scale through dequantize (is the output detached?)")
+    truth = (q.double() * seed_grad).sum(dim=1).reshape(shape)
+    same = (q * seed_grad.float()).sum(dim=1).reshape(shape)
+    return against_truth([("d dequantize / d scale", leaf.grad, truth, same)])
+
+
+def rows_check(ctx: Context):
+    """float64: changing one row may change that row's q and scale only (one scale per output channel)."""
+    w = make_weight(ctx, 700, dtype=torch.float64)
+    q0, s0 = quantize(ctx, w)
+    for r in range(w.shape[0]):
+        w2 = w.clone()
+        w2[r] *= 50.0
+        q, s = quantize(ctx, w2)
+        others = [i for i in range(w.shape[0]) if i != r and (s[i] != s0[i] or (q[i] != q0[i]).any())]
+        if others:
+            return outcome("fail", f"scaling row {r} by 50 changed row {others[0]}'s scale or q: each row is quantized on its "
+                           "own (absmax over dim 1, the input dim)", "quant-per-tensor-scale")  # fmt: skip
+    return outcome("pass", f"each of the {w.shape[0]} rows is quantized from itself alone (float64)")
+
+
+def no_mutation_check(ctx: Context):
+    w = make_weight(ctx, 800)
+    before = w.clone()
+    quantize(ctx, w)
+    if not torch.equal(w, before):
+        return outcome("fail", "modified in place: w", "mutates-input")
+    return outcome("pass", "w unchanged")
+
+
+@dataclass(frozen=True)
+class Probe:
+    w: torch.Tensor
+
+    def user(self, ctx: Context):
+        ret = ctx.call(ctx.entry, self.w.clone())
+        if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and isinstance(ret[0], torch.Tensor)):
+            return None
+        return ret[0].double()
+
+    def expected(self, variant):
+        # The engine's baseline is reference.CORRECT, which means "the correct quantization" here.
+        variant = variant if isinstance(variant, QuantVariant) else CORRECT_QUANT
+        return reference(self.w, variant)[0]
+
+
+HYPOTHESES = (
+    ("quant-per-tensor-scale", QuantVariant(scope="tensor")),
+    ("quant-truncation", QuantVariant(rounding="trunc")),
+    ("quant-truncation", QuantVariant(rounding="floor")),
+    ("quant-255-not-127", QuantVariant(levels=255.0)),
+    ("quant-255-not-127", QuantVariant(levels=255.0, overflow="wrap")),
+)
+
+
+class QuantizeTask:
+    name = "quantize"
+    forbidden = FORBIDDEN
+    builtin_what = "quantization"
+    builtin_code = "uses-builtin-quantize"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        w = partial(make_weight, ctx)
+        bf16 = partial(wrapping_rows, ctx, 300)
+        square = partial(make_weight, ctx, 3, (8, 8))
+        return [
+            CheckDef("shape.q-and-scale", "shape", partial(finished(levels_check), ctx, w(0), "[6, 10] float32")),
+            CheckDef("shape.one-row", "shape", partial(finished(levels_check), ctx, w(1, (1, 10)), "[1, 10] float32")),
+            CheckDef("numerical.scale", "numerical", partial(finished(scale_check), ctx, w(2), "[6, 10] float32")),
+            CheckDef("numerical.scale-square", "numerical", partial(finished(scale_check), ctx, square(), "[8, 8] float32")),
+            CheckDef("numerical.error-bound", "numerical", partial(finished(bound_check), ctx, w(4), "[6, 10] float32")),
+            CheckDef("numerical.error-bound-wide", "numerical", partial(finished(bound_check), ctx, w(5, (3, 64)), "[3, 64] float32")),
+            CheckDef("numerical.float64", "numerical", partial(finished(bound_check), ctx, w(6, dtype=torch.float64), "[6, 10] float64")),
+            CheckDef("numerical.bfloat16-scale", "numerical", partial(finished(scale_check), ctx, bf16(), "bfloat16 rows")),
+            CheckDef("numerical.bfloat16-levels", "numerical", partial(finished(levels_check), ctx, bf16(), "bfloat16 rows whose "
+                     "absmax / scale rounds to 128")),  # fmt: skip
+            CheckDef("numerical.bfloat16-error-bound", "numerical", partial(finished(bound_check), ctx, bf16(), "bfloat16 rows")),
+            CheckDef("numerical.dequantize", "numerical", partial(finished(dequantize_check), ctx, torch.float32)),
+            CheckDef("numerical.dequantize-bfloat16", "numerical", partial(finished(dequantize_check), ctx, torch.bfloat16)),
+            CheckDef("gradient.dequantize-scale", "gradient", partial(finished(gradient_check), ctx)),
+            CheckDef("mask-leak.rows", "mask-leak", partial(finished(rows_check), ctx)),
+            CheckDef("stability.zero-row", "stability", partial(finished(zero_row_check), ctx)),
+            CheckDef("stability.extreme-rows", "stability", partial(finished(extremes_check), ctx)),
+            CheckDef("robustness.no-mutation", "robustness", partial(finished(no_mutation_check), ctx)),
+        ]
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        return [Probe(make_weight(ctx, 1100, (5, 8), torch.float64)), Probe(make_weight(ctx, 1101, (4, 12), torch.float64))]
+
+    def hypotheses(self, ctx: Context):
+        return HYPOTHESES
+
+
+TASK = QuantizeTask()
