@@ -540,6 +540,24 @@ class UserProcess:
             return value[0], (peak[0], tuple(peak[1]), peak[2][:200])
         return value[0]
 
+    def trace(self, target, args, kwargs=None) -> tuple[object, list[dict]]:
+        """``target(*args)`` under the user side's op recorder: (its result, the records, checked here)."""
+        module = target if isinstance(target, UserModule) else None
+        reply, tensors = self.request("trace", target=module.handle if module else target, args=tuple(args), kwargs=dict(kwargs or {}))
+        value = self.value(reply, tensors)
+        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], list)):
+            raise self.stop(protocol("the shape of a trace's reply"))
+        records = []
+        for r in value[1][:1000]:
+            if not (isinstance(r, dict) and type(r.get("line")) is int and isinstance(r.get("op"), str)
+                    and isinstance(r.get("shape"), list) and all(type(n) is int for n in r["shape"])
+                    and isinstance(r.get("dtype"), str) and isinstance(r.get("inputs"), list) and type(r.get("mutates")) is bool
+                    and all(type(i) is int and -64 <= i < len(records) for i in r["inputs"])
+                    and (r.get("tensor") is None or isinstance(r["tensor"], torch.Tensor))):  # fmt: skip
+                raise self.stop(protocol("a trace record"))
+            records.append({**r, "op": r["op"][:60], "dtype": r["dtype"][:20]})
+        return value[0], records
+
     def vjp(self, call_id: int, grads, metas) -> list[torch.Tensor | None]:
         reply, tensors = self.request("vjp", id=call_id, grads=list(grads))
         found = self.value(reply, tensors)

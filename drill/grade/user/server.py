@@ -124,6 +124,19 @@ class Server:
             self.graphs[id] = (collected[: len(collected) - len(changed)], wanted)
         return header, buffers, collected
 
+    def op_trace(self, target, args, kwargs, inputs):
+        """One call under the op recorder (drill grade --trace): its result and, per op called from the
+        user's file, the line, the op, a copy of the output and the records it consumed."""
+        from .trace import TraceMode
+
+        recorder = TraceMode(str(self.path.resolve()), inputs)
+        with torch.no_grad(), recorder:
+            result = self.call_user(target, args, kwargs, False)
+        try:
+            return self.reply((result, recorder.records))
+        except (TypeError, ValueError) as exc:
+            raise Failed(f"returned something that cannot be checked ({exc})") from None
+
     def op_vjp(self, id: int, grads):
         outs, wanted = self.graphs[id]
         pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
@@ -202,7 +215,7 @@ class Server:
                 t.requires_grad_()
         request = wire.build(header["value"], tensors, self.lookup, recipes=True)
         op = request.pop("op")
-        if op == "call":
+        if op in ("call", "trace"):
             request["inputs"] = tensors
         return getattr(self, f"op_{op}")(**request)
 

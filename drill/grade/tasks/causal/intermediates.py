@@ -1,0 +1,8 @@
+"""What ``drill grade --trace`` compares the user's causal module against, step by step (from its own weights)."""
+
+from drill.grade.tasks.causal.task import TASK
+from drill.grade.tracing import attention_module_case
+
+
+def case(ctx):
+    return attention_module_case(TASK, ctx, mask_arg=False)

@@ -1,0 +1,265 @@
+"""Match what each line of the user's code produced against the reference's named intermediates.
+
+Runs in the judge on the records of drill.grade.user.trace. A user tensor matches an intermediate
+when some view of the intermediate (a permutation of its dims, then merging or splitting adjacent
+dims, or a broadcast) equals it under the numerical checks' tolerance rule; the trace inputs have
+pairwise different sizes, so a view never lines up by accident. A record that matches nothing but
+feeds one that does (the steps of a hand-written softmax) is fine; the first record that matches
+nothing, feeds nothing that matches and whose own inputs matched is where the code leaves the reference.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import permutations
+
+import torch
+
+from drill.grade.tolerance import judge
+from drill.grade.user.spy import builtin_name
+from types import SimpleNamespace
+
+MASKED = -1e4  # a user's fill at or below this, where the reference has -inf, is a mask too (-1e9, finfo.min)
+LOOKAHEAD = 3  # intermediates after the last matched input that a diverging step may have meant
+
+
+@dataclass
+class Case:
+    """One fixed trace input: what to call, and the reference's intermediates for it, in order (float64)."""
+
+    target: object
+    args: tuple
+    intermediates: list[tuple[str, torch.Tensor]]
+    output: str = "output"  # the intermediate the returned value must be
+    factors: list[tuple[float, str]] = field(default_factory=list)  # (yours / expected, what it means)
+
+
+def _groups(fine, coarse) -> bool:
+    """``coarse`` is ``fine`` with runs of adjacent dims merged (size-1 dims ignored)."""
+    fine, coarse = [n for n in fine if n != 1], [n for n in coarse if n != 1]
+    i = 0
+    for size in coarse:
+        product = 1
+        while product < size and i < len(fine):
+            product *= fine[i]
+            i += 1
+        if product != size:
+            return False
+    return i == len(fine)
+
+
+def _keeps_equal_sizes(order, shape) -> bool:
+    """Dims of equal size keep their order: a T x T matrix is never matched transposed."""
+    seen: dict[int, int] = {}
+    for dim in order:
+        if seen.get(shape[dim], -1) > dim:
+            return False
+        seen[shape[dim]] = dim
+    return True
+
+
+def _close(user: torch.Tensor, expected: torch.Tensor) -> bool:
+    user = user.double()
+    if user.dtype != expected.dtype:
+        user = user.to(expected.dtype)
+    neg = expected == float("-inf")
+    if neg.any():
+        user = torch.where(neg & (user <= MASKED), expected, user)
+    return judge(user, expected, expected).ok
+
+
+def views(expected: torch.Tensor, shape) -> list[torch.Tensor]:
+    """The views of ``expected`` with the user's ``shape``: permuted then regrouped, or broadcast."""
+    shape = torch.Size(shape)
+    found = []
+    if expected.numel() == shape.numel():
+        orders = permutations(range(expected.dim())) if expected.dim() <= 5 else [tuple(range(expected.dim()))]
+        for order in orders:
+            if not _keeps_equal_sizes(order, expected.shape):
+                continue
+            permuted = expected.permute(order)
+            if _groups(permuted.shape, shape) or _groups(shape, permuted.shape):
+                found.append(permuted.reshape(shape))
+        return found
+    for small, big in ((expected, shape), (None, expected.shape)):
+        if small is not None and small.dim() <= len(big):
+            try:
+                found.append(torch.broadcast_to(small, big))
+            except RuntimeError:
+                pass
+    return found
+
+
+def matches(user: torch.Tensor, expected: torch.Tensor) -> bool:
+    if user.numel() < expected.numel():  # a reduced or sliced tensor: the user's broadcast to the reference
+        try:
+            return _close(torch.broadcast_to(user, expected.shape), expected)
+        except RuntimeError:
+            return False
+    return any(_close(user, view) for view in views(expected, user.shape))
+
+
+def differs(user: torch.Tensor, expected: torch.Tensor, factors) -> str:
+    """How ``user`` differs from ``expected`` (same shape after :func:`views`), in a few words."""
+    candidates = views(expected, user.shape) if user.numel() == expected.numel() else []
+    if not candidates:
+        return f"yours has shape {list(user.shape)}, the expected {list(expected.shape)}"
+    user = user.double()
+    exp = min(candidates, key=lambda e: _distance(user, e))
+    if exp.dim() >= 2 and exp.shape[-1] == exp.shape[-2] and _close(user, exp.transpose(-2, -1)):
+        return "yours is the expected transposed: queries and keys swapped"
+    neg_e, neg_u = exp == float("-inf"), user <= MASKED
+    if (neg_e != neg_u).any():
+        missing, extra = int((neg_e & ~neg_u).sum()), int((neg_u & ~neg_e).sum())
+        parts = ([f"{missing} masked (query, key) pairs are not masked in yours"] if missing else []) + (
+            [f"{extra} allowed pairs are masked in yours"] if extra else [])
+        return "; ".join(parts)
+    if exp.dim() >= 2 and torch.isfinite(exp).all() and torch.allclose(exp.sum(-1), torch.ones((), dtype=exp.dtype)):
+        for dim in range(user.dim() - 1):
+            sums = user.sum(dim)
+            finite = torch.isfinite(sums)
+            if finite.any() and torch.allclose(sums[finite], torch.ones((), dtype=user.dtype)):
+                return f"yours sums to 1 over dim {dim - user.dim()}, the expected over the last dim (keys)"
+    zero_e, zero_u = exp == 0, user.abs() < 1e-12
+    if (exp >= 0).all() and (zero_e & ~zero_u).any():
+        return f"{int((zero_e & ~zero_u).sum())} (query, key) pairs the mask removes get weight in yours"
+    finite = torch.isfinite(exp) & torch.isfinite(user) & (exp.abs() > 1e-9)
+    if finite.any():
+        ratio = (user[finite] / exp[finite]).median().item()
+        if abs(ratio - 1) > 1e-6 and _close(user[finite], ratio * exp[finite]):
+            meaning = next((text for f, text in factors if math.isclose(ratio, f, rel_tol=1e-6)), "")
+            return f"yours is {ratio:.4g} × the expected" + (f": {meaning}" if meaning else "")
+    if torch.isfinite(exp).all() and _close(user.reshape(-1).sort().values, exp.reshape(-1).sort().values):
+        return "the same numbers in another arrangement: a view or reshape where a transpose was needed"
+    diff = (user - exp).abs().nan_to_num(nan=float("inf"))
+    where = [int(i) for i in (diff == diff.max()).nonzero()[0]]
+    return f"max difference {diff.max().item():.3g} at {where}: yours {user[tuple(where)].item():.4g}, expected {exp[tuple(where)].item():.4g}"
+
+
+def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: list[bool]) -> tuple[list[dict], dict | None]:
+    """(the ``trace`` rows, ``first_divergence`` or None). ``leaves[i]``: call input i is floating data."""
+    names = [n for n, _ in case.intermediates]
+
+    def code(line: int) -> str:
+        return lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
+
+    n = len(records)
+    data = [False] * n  # a floating tensor computed from the call's floating inputs
+    matched: list[int | None] = [None] * n
+    best = [-1] * n  # the latest intermediate among a record's matched ancestors
+    users = [[] for _ in range(n)]
+    for i, r in enumerate(records):
+        ins = r["inputs"]
+        for j in ins:
+            if j >= 0:
+                users[j].append(i)
+        from_data = any((leaves[-1 - j] if -1 - j < len(leaves) else False) if j < 0 else data[j] for j in ins)
+        t = r["tensor"]
+        data[i] = bool(from_data and t is not None and t.is_floating_point())
+        inherited = max((best[j] for j in ins if j >= 0), default=-1)
+        if data[i]:
+            found = [k for k, (_, e) in enumerate(case.intermediates) if matches(t, e)]
+            if found:  # the latest one not before its inputs: a view of q is still q
+                later = [k for k in found if k >= inherited]
+                matched[i] = max(later) if later else max(found)
+        best[i] = matched[i] if matched[i] is not None else inherited
+    feeds = [False] * n
+    for i in reversed(range(n)):
+        feeds[i] = any(matched[u] is not None or feeds[u] for u in users[i])
+
+    rows, divergence = [], None
+    for i, r in enumerate(records):
+        if not data[i]:
+            status = "aux"
+        elif matched[i] is not None:
+            status = "match"
+        elif feeds[i]:
+            status = "feeds"
+        else:
+            status = "none"
+        rows.append({"line": r["line"], "code": code(r["line"]), "op": r["op"], "shape": r["shape"], "dtype": r["dtype"],
+                     "match": names[matched[i]] if matched[i] is not None else None, "status": status})  # fmt: skip
+
+    def diverge(i: int, expected: str | None, message: str) -> dict:
+        rows[i]["status"] = "diverges"
+        return {"line": records[i]["line"], "code": code(records[i]["line"]), "expected": expected, "message": message}
+
+    for i, r in enumerate(records):
+        builtin = builtin_name(SimpleNamespace(__name__=r["op"]))
+        if builtin:
+            return rows, diverge(i, None, f"calls torch's builtin {builtin}")
+        if r["mutates"]:
+            return rows, diverge(i, None, f"{r['op']} changes an input in place: the caller's tensor is modified")
+    for i, r in enumerate(records):
+        if rows[i]["status"] != "none":
+            continue
+        if not all(j < 0 or matched[j] is not None or feeds[j] or not data[j] for j in r["inputs"]):
+            continue
+        inherited = max((best[j] for j in r["inputs"] if j >= 0), default=-1)
+        ahead = case.intermediates[inherited + 1 : inherited + 1 + LOOKAHEAD] or case.intermediates[-1:]
+        distances = [_distance(r["tensor"], e) for _, e in ahead]
+        if inherited >= 0 and all(d == math.inf for d in distances):  # a step that should change nothing (dropout in eval)
+            ahead, distances = [case.intermediates[inherited]], [0.0]
+        name, expected = ahead[min(range(len(ahead)), key=lambda a: (distances[a], -a))]
+        dead = next((j for j in range(i) if matched[j] is not None and matched[j] > inherited and not users[j]
+                     and data[j]), None)  # fmt: skip
+        if dead is not None:
+            return rows, diverge(dead, names[matched[dead]], f"computes `{names[matched[dead]]}`, but its result is never "
+                                 "used (an out-of-place op such as masked_fill returns a new tensor)")  # fmt: skip
+        message = f"`{name}` expected here: {differs(r['tensor'], expected, case.factors)}"
+        origin = _mask_origin(records, data, i, expected)
+        if origin is not None:
+            return rows, diverge(origin, name, f"the mask built here is not the contract's: {message}")
+        return rows, diverge(i, name, message)
+    if isinstance(result, (tuple, list)) and result:
+        result = result[0]
+    final = dict(case.intermediates)[case.output]
+    if isinstance(result, torch.Tensor) and result.is_floating_point() and not matches(result, final):
+        last = next((i for i in reversed(range(n)) if data[i]), None)
+        if last is not None:
+            got = names[matched[last]] if matched[last] is not None else None
+            what = f"the returned value is `{got}`, not `{case.output}`" if got else f"`{case.output}` expected here: " + differs(
+                result, final, case.factors)
+            return rows, diverge(last, case.output, what)
+    return rows, None
+
+
+def _mask_origin(records, data, i: int, expected: torch.Tensor) -> int | None:
+    """The earlier line that built a wrong mask the diverging record ``i`` applies, if the mask is what is wrong."""
+    allowed = torch.isfinite(expected)
+    if allowed.all():
+        return None
+    aux = [j for j in records[i]["inputs"] if j >= 0 and not data[j] and records[j]["tensor"] is not None]
+    for j in aux:
+        try:
+            pattern = torch.broadcast_to(records[j]["tensor"] != 0, allowed.shape)
+        except RuntimeError:
+            continue
+        if torch.equal(pattern, allowed) or torch.equal(pattern, ~allowed):
+            return None
+    line, found, todo = records[i]["line"], None, list(aux)
+    while todo:
+        j = todo.pop()
+        if records[j]["line"] != line and (found is None or j > found):
+            found = j
+        todo += [k for k in records[j]["inputs"] if k >= 0 and not data[k]]
+    return found
+
+
+def _distance(user: torch.Tensor | None, expected: torch.Tensor) -> float:
+    """How far apart (for picking the intermediate a diverging step meant): mask pattern first, then values."""
+    if user is None:
+        return math.inf
+    candidates = views(expected, user.shape) if user.numel() == expected.numel() else []
+    if not candidates:
+        return math.inf
+    user = user.double()
+    best = math.inf
+    for e in candidates:
+        masked_e, masked_u = e == float("-inf"), user <= MASKED
+        pattern = 0 if torch.equal(masked_e, masked_u) else 1 if masked_e.any() and masked_u.any() else 2
+        both = torch.isfinite(e) & torch.isfinite(user)
+        value = float((user - e)[both].abs().mean()) / (float(e[both].abs().mean()) + 1e-12) if both.any() else 1.0
+        best = min(best, pattern * 10 + min(value, 9.0))
+    return best

@@ -1,0 +1,130 @@
+"""``drill grade --trace``: run the user's code once under the op recorder and say where it leaves the reference.
+
+A task declares its trace in ``drill/grade/tasks/<task>/intermediates.py``: ``case(ctx)`` returns a
+:class:`drill.grade.trace_match.Case` (what to call on a small fixed float64 input whose sizes are
+pairwise different, and the reference's named intermediates for it). The call runs on the user side
+(drill.grade.user.trace); the matching here. Also drawn from the same call: the attention weights,
+expected vs theirs, when the user returns them and they differ.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import re
+
+import torch
+
+from drill.grade.remote import Abort, UserCodeError
+from drill.grade.trace_match import analyse
+from drill.grade.user import wire
+
+HEAT_T = 12  # the largest T drawn
+
+
+def fixed_mask(shape, gen: torch.Generator) -> torch.Tensor:
+    """A bool mask with masked and allowed keys in every query row."""
+    mask = torch.rand(shape, generator=gen) < 0.5
+    t = shape[-1]
+    mask[..., 0] = True
+    mask[..., t - 1] = False
+    return mask
+
+
+def declared(task_name: str):
+    """The task's intermediates module, or None where it declares none yet."""
+    name = f"drill.grade.tasks.{task_name}.intermediates"
+    return importlib.import_module(name) if importlib.util.find_spec(name) else None
+
+
+def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
+    """{"first_divergence": ..., "pictures": [...]} and, with ``rows``, "trace"; {} where there is no trace to take."""
+    module = declared(task_name)
+    if module is None:
+        return {}
+    try:
+        lines = ctx.path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    try:
+        case = module.case(ctx)
+        result, records = ctx.user.trace(case.target, case.args)
+    except UserCodeError as exc:
+        found = crash(str(exc), ctx.path.name, lines)
+        return {"first_divergence": found, "pictures": []} if found else {}
+    except (NoTrace, Abort, RuntimeError, ValueError, TypeError, IndexError):
+        return {}
+    sent: list[torch.Tensor] = []
+    wire.encode(tuple(case.args), collect=sent)
+    leaves = [t.is_floating_point() for t in sent]
+    trace, divergence = analyse(records, case, result, lines, leaves)
+    found = {"first_divergence": divergence, "pictures": weight_pictures(case, result)}
+    if rows:
+        found["trace"] = trace
+    return found
+
+
+def crash(message: str, name: str, lines: list[str]) -> dict | None:
+    """The line of the user's file an exception came from (the innermost one the message names)."""
+    found = re.findall(re.escape(name) + r":(\d+) in ", message)
+    if not found:
+        return None
+    line = int(found[-1])
+    code = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
+    return {"line": line, "code": code, "expected": None, "message": message.split(" (at ")[0][:300]}
+
+
+def weight_pictures(case, result) -> list[dict]:
+    """The attention weights of sample 0, head 0, expected vs theirs, when the user returned them and they differ."""
+    steps = dict(case.intermediates)
+    if "weights" not in steps or not isinstance(result, (tuple, list)) or len(result) < 2:
+        return []
+    theirs, expected = result[1], steps["weights"]
+    if not isinstance(theirs, torch.Tensor) or theirs.shape != expected.shape or expected.shape[-1] > HEAT_T:
+        return []
+    if torch.allclose(theirs.double(), expected, atol=1e-6):
+        return []
+    pick = (0,) * (expected.dim() - 2)
+    return [{"kind": "weights", "title": "attention weights, sample 0, head 0",
+             "expected": expected[pick].tolist(), "theirs": theirs[pick].double().nan_to_num(nan=-1.0).tolist()}]  # fmt: skip
+
+
+class NoTrace(Exception):
+    """The task cannot build its trace for this file (e.g. no recognised projection layout)."""
+
+
+def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, h: int = 3, hd: int = 4):
+    """The trace of a self-attention module (mha, causal): intermediates from the user's own weights."""
+    from drill.grade.checks.module import self_attention_args
+    from drill.grade.reference import causal_mask, merge_heads, split_heads
+    from drill.grade.trace_match import Case
+
+    built = task.build(ctx, h * hd, h, torch.float64)
+    if built.layout is None:
+        raise NoTrace("no recognised projection layout")
+    gen = torch.Generator().manual_seed(7)
+    x = torch.randn(b, t, h * hd, generator=gen, dtype=torch.float64)
+    mask = fixed_mask((b, 1, t, t), gen) if mask_arg else causal_mask(t)
+    params = built.params(torch.float64)
+    q, k, v = (split_heads(p, h, hd) for p in built.layout.project_qkv(x, params))
+    scores = q @ k.transpose(-2, -1)
+    scaled = scores / math.sqrt(hd)
+    masked = scaled.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(masked, dim=-1)
+    attended = weights @ v
+    merged = merge_heads(attended)
+    steps = [("x", x), ("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked", masked),
+             ("weights", weights), ("weights·v", attended), ("merged heads", merged),
+             ("output", built.layout.project_out(merged, params))]  # fmt: skip
+    args = self_attention_args(ctx, x, mask if mask_arg else None)
+    return Case(built.module, args, steps, factors=scale_factors(hd, h * hd))
+
+
+def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, str]]:
+    """What a wrong scale looks like as yours / expected."""
+    found = [(math.sqrt(hd), "never scaled by 1/√d"), (1 / math.sqrt(hd), "divided by d instead of √d"),
+             (1 / hd, "scaled by 1/√d twice")]  # fmt: skip
+    if d_model:
+        found.append((math.sqrt(hd / d_model), "scaled by 1/√d_model instead of 1/√head_dim"))
+    return found

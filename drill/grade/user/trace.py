@@ -1,0 +1,75 @@
+"""The recorder behind ``drill grade --trace``: which torch op each line of the user's file ran, and what it made.
+
+It runs on the user side around one call of the user's code and decides nothing: it sends back,
+per op called from the user's file, the line (the innermost frame in that file), the op's name,
+a copy of its first tensor output and which earlier records (or call inputs) it consumed. The
+judge matches the copies against the reference's named intermediates (drill.grade.trace_match).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._pytree import tree_leaves
+
+MAX_RECORDS = 400
+MAX_ELEMENTS = 400_000  # all copies together: the trace input is small, a loop over it is not
+IN_PLACE = {f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "matmul", "pow", "mod", "and", "or", "xor")}
+
+
+def op_name(func) -> str:
+    name = getattr(func, "__name__", None) or type(func).__name__
+    owner = getattr(func, "__objclass__", None) or getattr(func, "__self__", None)
+    if name == "__get__" and owner is not None:  # a property such as Tensor.T or Tensor.mT
+        name = getattr(owner, "__name__", name)
+    return str(name)[:60]
+
+
+class TraceMode(TorchFunctionMode):
+    """Records (line, op, output copy, inputs) for every torch function called from ``filename``."""
+
+    def __init__(self, filename: str, inputs=()):
+        super().__init__()
+        self.filename = filename
+        self.records: list[dict] = []
+        self.elements = 0
+        self.source: dict[int, int] = {id(t): -1 - i for i, t in enumerate(inputs)}  # tensor id -> record or -1-input
+        self.alive: list[torch.Tensor] = list(inputs)  # keeps ids unique while the call runs
+
+    def _line(self) -> int | None:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename == self.filename:
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if len(self.records) >= MAX_RECORDS:
+            return out
+        outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+        if not outputs:
+            return out
+        line = self._line()
+        if line is None:
+            return out
+        used = sorted({self.source[id(t)] for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor) and id(t) in self.source})
+        shown = next((t for t in outputs if t.is_floating_point()), outputs[0])
+        copy = None
+        if shown.layout == torch.strided and self.elements + shown.numel() <= MAX_ELEMENTS:
+            with torch._C.DisableTorchFunction():
+                copy = shown.detach().clone()
+            self.elements += shown.numel()
+        index = len(self.records)
+        name = op_name(func)
+        in_place = self.source.get(id(out), 0) < 0 and (name.endswith("_") and not name.endswith("__") or name in IN_PLACE)
+        self.records.append({"line": line, "op": name, "tensor": copy, "shape": list(shown.shape),
+                             "dtype": str(shown.dtype).removeprefix("torch."), "inputs": used, "mutates": in_place})  # fmt: skip
+        for t in outputs:
+            self.source[id(t)] = index
+            self.alive.append(t)
+        return out
