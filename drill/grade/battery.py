@@ -54,11 +54,27 @@ def run_check(definition: CheckDef, ctx: Context) -> Check:
     except Exception as exc:  # noqa: BLE001 - e.g. the user returned something unusable
         if ctx.user.stopped:
             raise ctx.user.stopped from None
+        if raised_in_reference(exc):  # drill's own reference or layout code: a grader bug, never the user's
+            import traceback
+
+            raise InternalError(f"{type(exc).__name__} in check {definition.id}: {exc}", traceback.format_exc()) from exc
         result = Check("", "", "error", f"could not check the result: {type(exc).__name__}: {exc}")
     finally:
         ctx.user.release()
     result.id, result.category = definition.id, definition.category
     return result
+
+
+REFERENCE_CODE = tuple(str(Path(__file__).resolve().parent / name) for name in ("layouts.py", "reference.py"))
+
+
+def raised_in_reference(exc: BaseException) -> bool:
+    """The innermost frame is drill's reference or layout code, which reads only tensors the
+    judge built or copied itself (shapes already checked): an exception there is drill's bug."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename in REFERENCE_CODE
 
 
 def rules_check(ctx: Context, task) -> Check:

@@ -88,3 +88,12 @@ def test_entry_hint_needs_a_whole_name_match():
     wanted = [("mha", "MultiHeadAttention"), ("sdpa", "scaled_dot_product_attention")]
     assert entry_hint({"attention": "function", "clones": "function"}, wanted) == "; it defines attention, clones"
     assert "the sdpa task's scaled_dot_product_attention" in entry_hint({"scaled_dot_product_attn": "function"}, wanted)
+
+
+def test_a_fault_in_drills_reference_code_is_drills_not_the_users(monkeypatch):
+    from drill.grade.layouts import Layout
+    from drill.grade.remote import InternalError
+
+    monkeypatch.setattr(Layout, "params", lambda self, module: {})  # the old KeyError: 'W_q.weight', inside layouts.py
+    with pytest.raises(InternalError, match="KeyError in check"):
+        run_battery(IMPLS / "correct" / "mha_separate_wq.py")
