@@ -97,3 +97,12 @@ def test_a_fault_in_drills_reference_code_is_drills_not_the_users(monkeypatch):
     monkeypatch.setattr(Layout, "params", lambda self, module: {})  # the old KeyError: 'W_q.weight', inside layouts.py
     with pytest.raises(InternalError, match="KeyError in check"):
         run_battery(IMPLS / "correct" / "mha_separate_wq.py")
+
+
+def test_a_config_field_drill_does_not_provide_is_one_contract_failure(tmp_path):
+    path = tmp_path / "needs_n_layer.py"
+    source = (IMPLS / "correct" / "causal_nanogpt_config.py").read_text()
+    path.write_text(source.replace("self.n_head = config.n_head", "self.n_head = config.n_head\n        self.n_layer = config.n_layer"))
+    report = run_battery(path)
+    assert [c.id for c in report.checks if c.status in ("fail", "error")] == ["load.contract"]
+    assert "no attribute 'n_layer'" in report.checks[0].message and "the config carries d_model, n_embd" in report.checks[0].message

@@ -161,8 +161,12 @@ class ModuleTask:
         try:
             self.build(ctx, BASE[2] * BASE[3], BASE[2])
         except UserCodeError as exc:
-            if str(exc).startswith("raised TypeError") and "argument" in str(exc):
-                raise contract_mismatch(ctx, self, f"building it {how.style_call()} {exc}") from None
+            text = str(exc)
+            signature = text.startswith("raised TypeError") and "argument" in text
+            config = how.style == "config object" and text.startswith("raised AttributeError") and "SimpleNamespace" in text
+            if signature or config:
+                given = f" (the config carries {', '.join(k for k, _ in how.args[0].fields)})" if config else ""
+                raise contract_mismatch(ctx, self, f"building it {how.style_call()} {exc}{given}") from None
             raise
         fwd = signatures(ctx)["forward"]
         if fwd:
