@@ -23,7 +23,7 @@ TEXT = {
     "disagree": ("[red]✗[/]", "[red]✗[/]"),
     "summary": (
         "solutions passing: {sol_ok}/{sol_n}; mutants named with exactly their code: {mut_ok}/{mut_n}",
-        "参考解通过：{sol_ok}/{sol_n}；变异体被准确诊断（恰好是它自己的代码）：{mut_ok}/{mut_n}",
+        "参考解通过：{sol_ok}/{sol_n}；变异体准确诊断（只报出它自己的那个诊断码）：{mut_ok}/{mut_n}",
     ),
     "ok": ("[bold green]SELFTEST PASSED[/]: grading is right on this device", "[bold green]自检通过[/]：本机上的评分结果可信"),
     "bad": (
