@@ -19,8 +19,9 @@ from drill.grade.checks.conventions import entry_hint
 from drill.grade.context import CheckDef, Context, WrongShape
 from drill.grade.diagnose import diagnose
 from drill.grade.remote import Abort, InternalError, UserCodeError
-from drill.grade.report import Check, Report
+from drill.grade.report import FAILING, Check, Report
 from drill.grade.tasks import TASKS, detect
+from drill.grade.tracing import leak_pictures, run_trace
 
 Emit = Callable[[dict], None]
 DEFAULT_TIMEOUT = 60.0
@@ -104,6 +105,7 @@ def run_battery(
     allow_builtins: bool = False,
     timeout: float = DEFAULT_TIMEOUT,
     memory_limit: int | None = None,
+    trace: bool = False,
     emit: Emit = lambda event: None,
 ) -> Report:
     """Grade one file against a fresh user side. Raises DrillError only when grading cannot start."""
@@ -159,6 +161,12 @@ def run_battery(
             finish(run_check(definition, ctx))
         finish(rules_check(ctx, implementation))
         report.diagnosis = diagnose(report.checks, implementation, ctx)
+        if trace or not report.passed:  # one more call: cheap on the trace's small input
+            found = run_trace(spec.name, ctx, rows=trace)
+            report.trace = found.get("trace", [] if trace else None)
+            report.first_divergence = found.get("first_divergence")
+            report.pictures = leak_pictures(spec.name, ctx, {c.id for c in report.checks if c.category == "mask-leak"
+                                                             and c.status in FAILING}) + found.get("pictures", [])  # fmt: skip
     except Abort as exc:
         if not announced:
             start(1)

@@ -52,6 +52,9 @@ class Report:
     checks: list[Check] = field(default_factory=list)
     diagnosis: list[Diagnosis] = field(default_factory=list)
     duration_s: float = 0.0
+    trace: list[dict] | None = None  # --trace: one row per op called from the user's file (drill.grade.tracing)
+    first_divergence: dict | None = None  # the line where the user's tensors leave the reference
+    pictures: list[dict] = field(default_factory=list)  # leak matrices and weight heat maps to draw
 
     @property
     def passed(self) -> bool:
@@ -66,6 +69,9 @@ class Report:
             "checks": [c.to_dict() for c in self.checks],
             "diagnosis": [d.to_dict() for d in self.diagnosis],
             "duration_s": round(self.duration_s, 3),
+            **({"trace": self.trace} if self.trace is not None else {}),
+            **({"first_divergence": self.first_divergence} if self.trace is not None or self.first_divergence else {}),
+            **({"pictures": self.pictures} if self.pictures else {}),
         }
 
     def to_wire(self) -> dict:
@@ -82,4 +88,7 @@ class Report:
             checks=[Check.from_dict(c) for c in data["checks"]],
             diagnosis=[Diagnosis(**d) for d in data["diagnosis"]],
             duration_s=data.get("duration_s", 0.0),
+            trace=data.get("trace"),
+            first_divergence=data.get("first_divergence"),
+            pictures=list(data.get("pictures", [])),
         )

@@ -27,12 +27,14 @@ def grade_file(
     timeout: float = DEFAULT_TIMEOUT,
     allow_builtins: bool = False,
     memory_limit: int | None = None,
+    trace: bool = False,
     on_event: Event = lambda event: None,
 ) -> Report:
     """Grade ``path``; raises DrillError (exit 2) only when grading cannot start."""
     started = time.monotonic()
     request = make_request(path, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins,
                            memory_limit=memory_limit)  # fmt: skip
+    request["trace"] = trace
     with Worker(threads=1) as worker:
         report = worker.grade(request, timeout, on_event)
     report.duration_s = time.monotonic() - started

@@ -128,3 +128,39 @@ def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, str]
     if d_model:
         found.append((math.sqrt(hd / d_model), "scaled by 1/√d_model instead of 1/√head_dim"))
     return found
+
+
+def leak_pictures(task_name: str, ctx, failed: set[str]) -> list[dict]:
+    """The task's leak pictures for the mask-leak checks that failed (``leaks(ctx, failed)`` in its module)."""
+    module = declared(task_name)
+    if module is None or not hasattr(module, "leaks"):
+        return []
+    try:
+        return module.leaks(ctx, failed)
+    except (NoTrace, UserCodeError, Abort, RuntimeError, ValueError, TypeError, IndexError):
+        return []
+
+
+def module_leaks(task, ctx, failed: set[str], *, mask_arg: bool) -> list[dict]:
+    """Leak pictures of a self-attention module: the causal pattern, and padding per sample (mha)."""
+    from drill.grade import leak
+    from drill.grade.checks.common import padding_mask
+    from drill.grade.reference import causal_mask
+
+    built = task.build(ctx, 12, 3, torch.float64)
+    gen = torch.Generator().manual_seed(13)
+    found = []
+    if failed & {"mask-leak.future", "mask-leak.jacobian"}:
+        x = torch.randn(1, 8, 12, generator=gen, dtype=torch.float64)
+        mask = causal_mask(8) if mask_arg else None
+        seen = leak.through(lambda z: task.forward(ctx, built.module, z, mask), x, leak.last_dims)[0]
+        found.append(leak.picture("causal: may query i see key j?", causal_mask(8), seen))
+    if mask_arg and "mask-leak.padding" in failed:
+        lengths, t = (5, 1, 3), 5
+        x = torch.randn(3, t, 12, generator=gen, dtype=torch.float64)
+        mask = padding_mask(lengths, t, ctx.device)
+        seen = leak.through(lambda z: task.forward(ctx, built.module, z, mask), x, leak.last_dims)
+        for b, n in enumerate(lengths):
+            allowed = (torch.arange(t)[None, :] < n) | torch.eye(t, dtype=torch.bool)  # a padded row still sees itself
+            found.append(leak.picture(f"padding, sample {b} (length {n})", allowed, seen[b]))
+    return found

@@ -32,6 +32,7 @@ WORDS: dict[str, tuple[str, str]] = {  # every line a session prints, as a Chine
     "passed_warn": ("[bold green]PASSED[/] {ok}/{total} checks, [yellow]{warn} warn[/]", "[bold green]通过[/] {ok}/{total} 项检查，[yellow]{warn} 项警告[/]"),
     "failed": ("[bold red]FAILED[/] {failing}/{total} checks", "[bold red]未通过[/] {failing}/{total} 项检查失败"),
     "left": ("⏱ {clock} left", "⏱ 剩余 {clock}"),
+    "line": ("line {n}", "第 {n} 行"),
     "fix": ("fix:", "改法："),
     "more": ("... and {n} more (drill grade FILE shows all)", "……还有 {n} 项（drill grade 文件 可看全部）"),
     "already": ("This file already passes: not counted as a solve. [bold]r[/] starts over from the template (your file is backed up), [bold]q[/] quits; --record counts it.",
@@ -99,6 +100,10 @@ class SessionView:
             self._print(f"{verdict}  {took}")
         else:
             self._print(f"{say('failed', self.lang, failing=len(failing), total=total)}  {took}  {say('left', self.lang, clock=clock(left_s))}")
+            found = report.first_divergence
+            if found:  # where first: "line 7: mask applied after softmax"
+                what = report.diagnosis[0].text(self.lang)[0] if report.diagnosis else found["message"]
+                self._print(f"  [bold]{say('line', self.lang, n=found['line'])}:[/] {escape(what)}  [dim]{escape(found['code'])}[/]")
         for d in report.diagnosis:
             message, fix = d.text(self.lang)
             self._print(f"  [bold red]{d.code}[/] {escape(message)}\n    [green]{say('fix', self.lang)}[/] {escape(fix)}")

@@ -23,3 +23,27 @@ def case(ctx) -> Case:
     steps = [("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked", masked),
              ("weights", weights), ("output", weights @ v)]  # fmt: skip
     return Case(ctx.entry, (q, k, v, mask), steps, factors=scale_factors(D))
+
+
+def leaks(ctx, failed: set[str]) -> list[dict]:
+    """The leak pictures for the mask-leak checks that failed: the causal pattern, padding per sample."""
+    from drill.grade import leak
+    from drill.grade.checks.common import padding_mask
+    from drill.grade.reference import causal_mask
+    from drill.grade.tasks.sdpa.task import run
+
+    gen = torch.Generator().manual_seed(13)
+    found = []
+    if failed & {"mask-leak.future", "mask-leak.jacobian"}:
+        x, mask = torch.randn(1, 8, D, generator=gen, dtype=torch.float64), causal_mask(8)
+        seen = leak.through(lambda z: run(ctx, z, z, z, mask)[0], x, leak.last_dims)[0]
+        found.append(leak.picture("causal mask: may query i see key j?", mask, seen))
+    if "mask-leak.padding" in failed:
+        lengths = (7, 1, 4)
+        q, k, v = (torch.randn(3, 2, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (TK, D), (TK, DV)))
+        mask = padding_mask(lengths, TK, ctx.device)
+        per_query = lambda out: out.abs().amax(dim=(1, 3))  # noqa: E731 - [B, H, Tq, Dv] -> [B, Tq]
+        seen = leak.through(lambda kk, vv: run(ctx, q, kk, vv, mask)[0], k, per_query, axis=2, others=(v,))
+        for b, n in enumerate(lengths):
+            found.append(leak.picture(f"padding, sample {b} (length {n})", mask[b, 0].expand(TQ, TK), seen[b]))
+    return found
