@@ -358,6 +358,7 @@ def grade_cmd(
     as_json: JsonOpt = False,
     bench: Annotated[bool, typer.Option("--bench", help="Also time your kernel against the reference and torch's SDPA for T = 256 ... 4096, with peak memory.")] = False,
     bench_max_t: Annotated[int, typer.Option("--bench-max-t", min=256, help="Largest T for --bench (quick runs).")] = 4096,
+    trace: Annotated[bool, typer.Option("--trace", help="Show each line of your code with the shapes it made and the reference step it matches; name the line where it goes wrong.")] = False,
 ) -> None:
     """Grade your own attention code against the reference kernel and name the classic bug."""
     _require_torch()
@@ -370,7 +371,7 @@ def grade_cmd(
     conn = store.connect()  # an unusable database is reported before grading, not after
     with grade_view.progress(not as_json) as on_event:
         report = grade_file(file, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins,
-                            memory_limit=parse_size(memory_limit) if memory_limit else None, on_event=on_event)  # fmt: skip
+                            memory_limit=parse_size(memory_limit) if memory_limit else None, trace=trace, on_event=on_event)  # fmt: skip
     store.record_grade_run(conn, task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
                            codes=[d.code for d in report.diagnosis], seconds=report.duration_s)  # fmt: skip
     benchable = bench and report.passed and report.task in BENCH_TASKS
