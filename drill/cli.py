@@ -454,23 +454,23 @@ def selftest_cmd(
 
 
 @command(app, "streak", example="drill streak")
-def streak_command(as_json: JsonOpt = False) -> None:
+def streak_command(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """Show your streak, freezes, today's progress and a 52-week heatmap."""
     from drill import streak
     from drill.store import connect
     from drill.views import stats_view
 
-    stats_view.print_streak(streak.report(connect()), as_json)
+    stats_view.print_streak(streak.report(connect()), as_json, resolve_lang(lang))
 
 
 @command(app, "stats", example="drill stats --json")
-def stats_command(as_json: JsonOpt = False) -> None:
+def stats_command(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """Show accuracy by level and topic, timing, weakest topics and whiteboard bests."""
     from drill import stats
     from drill.store import connect
     from drill.views import stats_view
 
-    stats_view.print_stats(stats.collect(connect()), as_json)
+    stats_view.print_stats(stats.collect(connect()), as_json, resolve_lang(lang))
 
 
 FileArg = Annotated[Path, typer.Argument(help="File to write or read.", dir_okay=False)]
@@ -526,33 +526,35 @@ def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = Non
 
 
 @command(app, "doctor", example="drill doctor")
-def doctor(bank: BankOpt = None) -> None:
+def doctor(lang: LangOpt = None, bank: BankOpt = None) -> None:
     """Show the data folder, loaded banks, Python, torch and CUDA."""
     import platform
 
+    from rich.markup import escape
+
     from drill.bank.load import load_bank
     from drill.paths import data_home
-    from drill.views import bank_view
-    from drill.views.console import out
+    from drill.views.doctor_view import line, print_sources, word
 
-    out.print(f"drill      {__version__}")
-    out.print(f"python     {platform.python_version()} ({sys.executable})")
-    out.print(f"data home  {data_home()}")
+    lang = resolve_lang(lang)
+    line("drill", __version__, lang)
+    line("python", f"{platform.python_version()} ({escape(sys.executable)})", lang)
+    line("home", escape(str(data_home())), lang)
     try:
         loaded = load_bank(bank)
-        out.print(f"banks      {len(loaded.questions)} questions")
-        bank_view.print_sources(loaded)
+        line("banks", word("questions", lang, n=len(loaded.questions)), lang)
+        print_sources(loaded, lang)
     except DrillError as exc:
-        out.print(f"banks      [red]broken[/]: {exc.lines[0]}")
+        line("banks", word("broken", lang, why=escape(exc.lines[0])), lang)
     try:
         import torch
     except ImportError:
-        out.print("torch      not installed (needed only by drill grade)")
+        line("torch", word("no_torch", lang), lang)
     else:
         cuda = torch.cuda.is_available()
-        detail = f"yes ({torch.cuda.get_device_name(0)})" if cuda else f"no (torch build: {torch.version.cuda or 'CPU only'})"
-        out.print(f"torch      {torch.__version__}")
-        out.print(f"cuda       {detail}")
+        build = torch.version.cuda or word("cpu_only", lang)
+        line("torch", torch.__version__, lang)
+        line("cuda", word("cuda_yes", lang, name=torch.cuda.get_device_name(0)) if cuda else word("cuda_no", lang, build=build), lang)
 
 
 def main() -> None:

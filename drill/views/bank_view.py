@@ -118,13 +118,3 @@ def print_coverage(cov: Coverage, markdown: bool) -> None:
     for label, counts in cov.rows():
         table.add_row(label, *map(str, counts), style="bold" if label == "total" else None)
     out.print(table)
-
-
-def print_sources(bank: Bank) -> None:
-    from rich.markup import escape
-
-    from drill.views.console import out
-
-    for path in bank.files:
-        n = sum(1 for p, _ in bank.origins.values() if p == path)
-        out.print(f"  {escape(str(path))}  [dim]({n} questions)[/]")

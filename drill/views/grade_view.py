@@ -21,6 +21,19 @@ MARKS = {
     "warn": "[yellow]! warn[/]",
     "skip": "[dim]- skip[/]",
 }
+MARKS_ZH = {"pass": "[green]✓ 通过[/]", "fail": "[red]✗ 失败[/]", "error": "[red]✗ 出错[/]", "warn": "[yellow]! 警告[/]", "skip": "[dim]- 跳过[/]"}
+CATEGORY_ZH = {"shape": "形状", "mask-leak": "掩码泄漏", "numerical": "数值", "stability": "稳定性", "gradient": "梯度",
+               "rules": "规则", "robustness": "鲁棒性"}  # fmt: skip
+STATUS_ZH = {"pass": "通过", "fail": "失败", "error": "出错", "warn": "警告", "skip": "跳过"}
+WORDS = {  # the report's frame; check ids, categories and the judge's evidence stay as the grader wrote them
+    "title": ("drill grade · task {task} · device {device}", "drill grade · 题目 {task} · 设备 {device}"),
+    "columns": (("status", "check", "category", "evidence"), ("状态", "检查项", "类别", "证据")),
+    "diagnosis": ("diagnosis", "诊断"),
+    "fix": ("fix:", "改法："),
+    "no_code": ("No single classic mistake explains the failures; read the evidence above.", "没有哪个典型错误能解释这些失败；请看上面的证据。"),
+    "passed": ("PASSED", "通过"),
+    "failed": ("FAILED", "未通过"),
+}
 
 
 @contextmanager
@@ -53,23 +66,27 @@ def print_report(report: Report, as_json: bool, lang: str = "en") -> None:
     if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
         return
-    table = Table(title=f"drill grade · task {report.task} · device {report.device}", title_justify="left")
-    table.add_column("status", no_wrap=True)
-    table.add_column("check", no_wrap=True)
-    table.add_column("category", style="dim", no_wrap=True)
-    table.add_column("evidence")
+    zh = lang == "zh"
+    marks = MARKS_ZH if zh else MARKS
+    table = Table(title=WORDS["title"][zh].format(task=report.task, device=report.device), title_justify="left")
+    status, check_col, category, evidence = WORDS["columns"][zh]
+    table.add_column(status, no_wrap=True)
+    table.add_column(check_col, no_wrap=True)
+    table.add_column(category, style="dim", no_wrap=True)
+    table.add_column(evidence)
     for check in report.checks:
-        table.add_row(MARKS.get(check.status, check.status), check.id, check.category, escape(check.message))
+        table.add_row(marks.get(check.status, check.status), check.id, CATEGORY_ZH.get(check.category, check.category) if zh else check.category,
+                      escape(check.message))  # fmt: skip
     out.print(table)
     if report.diagnosis:
         lines = []
         for d in report.diagnosis:
             message, fix = d.text(lang)
-            lines.append(f"[bold red]{d.code}[/]  {escape(message)}\n   [green]fix:[/] {escape(fix)}")
-        out.print(Panel("\n".join(lines), title="diagnosis", title_align="left", border_style="red"))
+            lines.append(f"[bold red]{d.code}[/]  {escape(message)}\n   [green]{WORDS['fix'][zh]}[/] {escape(fix)}")
+        out.print(Panel("\n".join(lines), title=WORDS["diagnosis"][zh], title_align="left", border_style="red"))
     elif not report.passed:
-        out.print("[dim]No single classic mistake explains the failures; read the evidence above.[/]")
+        out.print(f"[dim]{WORDS['no_code'][zh]}[/]")
     counts = {s: sum(c.status == s for c in report.checks) for s in MARKS}
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-    verdict = "[bold green]PASSED[/]" if report.passed else "[bold red]FAILED[/]"
+    summary = ("，" if zh else ", ").join(f"{STATUS_ZH[s]} {n}" if zh else f"{n} {s}" for s, n in counts.items() if n)
+    verdict = f"[bold green]{WORDS['passed'][zh]}[/]" if report.passed else f"[bold red]{WORDS['failed'][zh]}[/]"
     out.print(f"{verdict}  {summary}  ({report.duration_s:.1f} s)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
@@ -14,32 +15,74 @@ from drill.views.console import out
 
 SHADES = ("grey23", "green4", "green3", "green1", "bright_green")
 FROZEN = "cyan"
-WEEKDAYS = ("Mon", "", "Wed", "", "Fri", "", "")
+MONTHS_ZH = {m: f"{i}月" for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+WEEKDAYS = {"en": ("Mon", "", "Wed", "", "Fri", "", ""), "zh": ("一", "", "三", "", "五", "", "")}
+
+WORDS: dict[str, tuple[str, str]] = {
+    "off": ("Streaks are off. Turn them on with: drill config set streaks on", "连续打卡已关闭。打开：drill config set streaks on"),
+    "alive": ("(alive)", "（进行中）"),
+    "current": ("Current streak", "当前连续"),
+    "longest": ("Longest streak", "最长连续"),
+    "practice_days": ("Practice days", "练习天数"),
+    "today": ("Today", "今日"),
+    "goal": ("goal: {goal} questions or 1 whiteboard task", "目标：{goal} 题或 1 道白板题"),
+    "freezes": ("Freezes", "冻结"),
+    "freezes_held": ("{held} of {max} held, {used} used", "持有 {held}/{max} 次，已用 {used} 次"),
+    "days": ("{n} day{s}", "{n} 天"),
+    "streak_line": ("[bold]Streak[/] {days} (longest {longest}, {practice}) · today {progress}",
+                    "[bold]连续打卡[/] {days}（最长 {longest} 天，共练习 {practice_n} 天）· 今日 {progress}"),
+    "practice_day_count": ("{n} practice day{s}", "{n} 个练习日"),
+    "attempts_line": ("[bold]Attempts[/] {n} · accuracy {acc}", "[bold]作答[/] {n} 次 · 正确率 {acc}"),
+    "no_answers": ("No answers yet. Start with: drill quiz", "还没有作答记录。从这里开始：drill quiz"),
+    "weakest": ("Weakest topics", "最薄弱的主题"),
+    "whiteboard": ("Whiteboard", "白板题"),
+    "mistakes": ("Most frequent mistakes", "最常见的错误"),
+    "by_level": ("Accuracy by level", "各级别正确率"),
+    "by_topic": ("Accuracy by topic", "各主题正确率"),
+    "less": ("less", "少"), "more": ("more", "多"), "today_mark": ("today", "今天"), "frozen": ("frozen", "冻结"),
+}
+COLUMNS: dict[str, tuple[str, str]] = {
+    "level": ("level", "级别"), "topic": ("topic", "主题"), "attempts": ("attempts", "作答"), "accuracy": ("accuracy", "正确率"),
+    "avg time": ("avg time", "平均用时"), "avg limit": ("avg limit", "平均限时"), "timed out": ("timed out", "超时"),
+    "drill it": ("drill it", "练习命令"), "task": ("task", "题目"), "runs": ("runs", "次数"), "passed": ("passed", "通过"),
+    "best time": ("best time", "最快用时"), "diagnosis": ("diagnosis", "诊断"), "now due in drill review": ("now due in drill review", "已加入 drill review 的题"),
+}
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
+def _w(key: str, lang: str, **values) -> str:
+    en, zh = WORDS[key]
+    return (zh if lang == "zh" else en).format(**values)
 
 
-def print_streak(rep: streak.Report, as_json: bool) -> None:
+def _col(name: str, lang: str) -> str:
+    return COLUMNS[name][lang == "zh"]
+
+
+def _days(n: int, lang: str) -> str:
+    return _w("days", lang, n=n, s="s" * (n != 1))
+
+
+def print_streak(rep: streak.Report, as_json: bool, lang: str = "en") -> None:
     s = rep.streak
     if as_json:
         print(json.dumps(rep.to_json(), indent=2))
         return
     if not rep.settings.enabled:
-        out.print("Streaks are off. Turn them on with: drill config set streaks on")
+        out.print(_w("off", lang))
         return
-    alive = " [green](alive)[/]" if s.alive else ""
-    out.print(f"[bold]Current streak[/]  {_plural(s.current, 'day')}{alive}")
-    out.print(f"[bold]Longest streak[/]  {_plural(s.longest, 'day')}")
-    out.print(f"[bold]Practice days[/]   {s.practice_days}")
-    out.print(f"[bold]Today[/]           {streak.progress(rep)} (goal: {rep.settings.daily_goal} questions or 1 whiteboard task)")
-    out.print(f"[bold]Freezes[/]         {s.freezes} of {streak.MAX_FREEZES} held, {len(s.frozen)} used")
+    alive = f" [green]{_w('alive', lang)}[/]" if s.alive else ""
+    label = {key: _w(key, lang) + " " * (16 - cell_len(_w(key, lang))) for key in ("current", "longest", "practice_days", "today", "freezes")}
+    out.print(f"[bold]{label['current']}[/]{_days(s.current, lang)}{alive}")
+    out.print(f"[bold]{label['longest']}[/]{_days(s.longest, lang)}")
+    out.print(f"[bold]{label['practice_days']}[/]{s.practice_days}")
+    goal = _w("goal", lang, goal=rep.settings.daily_goal)
+    out.print(f"[bold]{label['today']}[/]{streak.progress(rep, lang)} ({goal})" if lang != "zh" else f"[bold]{label['today']}[/]{streak.progress(rep, lang)}（{goal}）")
+    out.print(f"[bold]{label['freezes']}[/]{_w('freezes_held', lang, held=s.freezes, max=streak.MAX_FREEZES, used=len(s.frozen))}")
     out.print()
-    print_heatmap(rep)
+    print_heatmap(rep, lang=lang)
 
 
-def print_heatmap(rep: streak.Report, weeks: int = heatmap.WEEKS) -> None:
+def print_heatmap(rep: streak.Report, weeks: int = heatmap.WEEKS, lang: str = "en") -> None:
     """The calendar: cells two columns wide when the terminal allows it, else one."""
     width = 2 if out.width >= 4 + 2 * weeks else 1
     weeks = min(weeks, max(1, (out.width - 4) // width))
@@ -48,22 +91,22 @@ def print_heatmap(rep: streak.Report, weeks: int = heatmap.WEEKS) -> None:
     for col, name in heatmap.month_labels(rep.today, weeks):
         pad = 4 + col * width - labels.cell_len
         if pad >= 0:
-            labels.append(" " * pad + name)
+            labels.append(" " * pad + (MONTHS_ZH.get(name, name) if lang == "zh" else name))
     out.print(labels)
-    for weekday, row in zip(WEEKDAYS, rows):
+    for weekday, row in zip(WEEKDAYS[lang if lang == "zh" else "en"], rows):
         line = Text(f"{weekday:<4}")
         for cell in row:
             line.append(_glyph(cell).ljust(width), style=_style(cell))
         out.print(line, no_wrap=True, overflow="crop")
-    legend = Text("    less ")
+    legend = Text(f"    {_w('less', lang)} ")
     legend.append("·", style=SHADES[0])
     for shade in SHADES[1:]:
         legend.append("■", style=shade)
-    legend.append(" more   ")
+    legend.append(f" {_w('more', lang)}   ")
     legend.append("◆", style="bold " + SHADES[2])
-    legend.append(" today   ")
+    legend.append(f" {_w('today_mark', lang)}   ")
     legend.append("*", style=FROZEN)
-    legend.append(" frozen")
+    legend.append(f" {_w('frozen', lang)}")
     out.print(legend)
 
 
@@ -81,50 +124,51 @@ def _style(cell: heatmap.Cell | None) -> str:
     return ("bold " if cell.today else "") + SHADES[cell.level]
 
 
-def print_stats(stats: Stats, as_json: bool) -> None:
+def print_stats(stats: Stats, as_json: bool, lang: str = "en") -> None:
     if as_json:
         print(json.dumps(stats.to_json(), ensure_ascii=False, indent=2))
         return
     rep = stats.report
     if rep.settings.enabled:
         s = rep.streak
-        out.print(f"[bold]Streak[/] {_plural(s.current, 'day')} (longest {s.longest}, {_plural(s.practice_days, 'practice day')})"
-                  f" · today {streak.progress(rep)}")
-    out.print(f"[bold]Attempts[/] {stats.attempts} · accuracy {stats.accuracy:.0%}")
+        practice = _w("practice_day_count", lang, n=s.practice_days, s="s" * (s.practice_days != 1))
+        out.print(_w("streak_line", lang, days=_days(s.current, lang), longest=s.longest, practice=practice, practice_n=s.practice_days,
+                     progress=streak.progress(rep, lang)))  # fmt: skip
+    out.print(_w("attempts_line", lang, n=stats.attempts, acc=f"{stats.accuracy:.0%}"))
     if not stats.attempts:
-        out.print("No answers yet. Start with: drill quiz")
+        out.print(_w("no_answers", lang))
     else:
-        out.print(_accuracy_table("level", stats.by_level, {t.level: t for t in stats.timing}))
-        out.print(_accuracy_table("topic", stats.by_topic, {}))
+        out.print(_accuracy_table("level", stats.by_level, {t.level: t for t in stats.timing}, lang))
+        out.print(_accuracy_table("topic", stats.by_topic, {}, lang))
         if stats.weakest:
-            table = Table(title="Weakest topics", title_justify="left")
+            table = Table(title=_w("weakest", lang), title_justify="left")
             for name in ("topic", "accuracy", "attempts", "drill it"):
-                table.add_column(name, justify="right" if name in ("accuracy", "attempts") else "left")
+                table.add_column(_col(name, lang), justify="right" if name in ("accuracy", "attempts") else "left")
             for a in stats.weakest:
                 table.add_row(a.key, f"{a.accuracy:.0%}", str(a.attempts), drill_command(a.key))
             out.print(table)
     if stats.whiteboard:
-        table = Table(title="Whiteboard", title_justify="left")
+        table = Table(title=_w("whiteboard", lang), title_justify="left")
         for name in ("task", "runs", "passed", "best time"):
-            table.add_column(name, justify="left" if name == "task" else "right")
+            table.add_column(_col(name, lang), justify="left" if name == "task" else "right")
         for w in stats.whiteboard:
             best = "-" if w.best_seconds is None else f"{w.best_seconds:.0f}s"
             table.add_row(w.task, str(w.runs), str(w.passed), best)
         out.print(table)
     if stats.mistakes:
-        table = Table(title="Most frequent mistakes", title_justify="left")
+        table = Table(title=_w("mistakes", lang), title_justify="left")
         for name in ("diagnosis", "runs", "now due in drill review"):
-            table.add_column(name, justify="right" if name == "runs" else "left")
+            table.add_column(_col(name, lang), justify="right" if name == "runs" else "left")
         for code, n in stats.mistakes:
             table.add_row(code, str(n), ", ".join(questions_for([code])) or "-")
         out.print(table)
 
 
-def _accuracy_table(by: str, rows: list, timing: dict) -> Table:
-    table = Table(title=f"Accuracy by {by}", title_justify="left")
-    table.add_column(by)
+def _accuracy_table(by: str, rows: list, timing: dict, lang: str = "en") -> Table:
+    table = Table(title=_w(f"by_{by}", lang), title_justify="left")
+    table.add_column(_col(by, lang))
     for name in ("attempts", "accuracy", *(("avg time", "avg limit", "timed out") if timing else ())):
-        table.add_column(name, justify="right")
+        table.add_column(_col(name, lang), justify="right")
     for a in rows:
         cells = [a.key, str(a.attempts), f"{a.accuracy:.0%}"]
         t = timing.get(a.key)
