@@ -558,6 +558,24 @@ class UserProcess:
             records.append({**r, "op": r["op"][:60], "dtype": r["dtype"][:20]})
         return value[0], records
 
+    def attribute(self, target, path: str):
+        """``target.path`` on the user side: a tensor, a plain value, or a handle (a submodule, a bound method)."""
+        reply, tensors = self.request("attr", target=target.handle if isinstance(target, UserModule) else target, path=path)
+        return self.value(reply, tensors)
+
+    def describe(self, target) -> UserModule:
+        """The shadow of a module the user's code returned (a handle), with copies of its parameters."""
+        reply, tensors = self.request("describe", target=target)
+        return shadow(self.value(reply, tensors))
+
+    def assign(self, module: UserModule, params: dict[str, torch.Tensor]) -> None:
+        """Set parameters of the user's module by name, on the user side and in its shadow alike."""
+        self.request("assign", target=module.handle, params=dict(params))
+        named = dict(module.named_parameters())
+        with torch.no_grad():
+            for name, value in params.items():
+                named[name].copy_(value)
+
     def vjp(self, call_id: int, grads, metas) -> list[torch.Tensor | None]:
         reply, tensors = self.request("vjp", id=call_id, grads=list(grads))
         found = self.value(reply, tensors)

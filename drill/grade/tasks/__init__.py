@@ -62,6 +62,7 @@ register(TaskSpec("beam_search", "beam_search"))
 register(TaskSpec("dpo_loss", "dpo_loss"))
 register(TaskSpec("adamw", "adamw_step"))
 register(TaskSpec("quantize", "quantize_int8"))
+register(TaskSpec("lora", "LoRALinear"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)

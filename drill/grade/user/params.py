@@ -1,5 +1,5 @@
 """Parameters with gradients for the user's code (``clip_grad_norm(parameters, max_norm)``), built on
-the user side from the ``$params`` recipe of drill.grade.user.wire.
+the user side from the ``$params`` recipe of drill.grade.user.wire; and the layer of its ``$linear`` recipe.
 
 Each parameter's ``.grad`` is the gradient tensor the judge sent, so whatever the user's code does to
 it comes back to the judge as a modified input: scaled in place (``p.grad.mul_(c)``, as torch's
@@ -38,3 +38,13 @@ def grad_parameters(pairs) -> list[GradParameter]:
         torch.Tensor.grad.__set__(p, grad)
         params.append(p)
     return params
+
+
+def linear_layer(weight, bias) -> nn.Linear:
+    """An nn.Linear holding ``weight`` [out, in] and ``bias`` (or none), on their device and dtype."""
+    layer = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None, device=weight.device, dtype=weight.dtype)
+    with torch.no_grad():
+        layer.weight.copy_(weight)
+        if bias is not None:
+            layer.bias.copy_(bias)
+    return layer

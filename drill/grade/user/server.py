@@ -181,6 +181,10 @@ class Server:
             module = module.to(device, wire.DTYPES[dtype]).eval()
         except (Exception, SystemExit) as exc:  # noqa: BLE001
             raise self.failure(exc, f"{name}(...).to({device}, {dtype})") from None
+        return self.reply(self.module_tree(module))
+
+    def module_tree(self, module: nn.Module) -> dict:
+        """What the judge's shadow of ``module`` is rebuilt from: a handle, its submodules, its parameter names."""
         tree, first = [], {}
         for path, sub in module.named_modules(remove_duplicate=False):  # an alias is the same module under a second name
             if id(sub) in first:
@@ -188,7 +192,41 @@ class Server:
             else:
                 first[id(sub)] = path
                 tree.append(describe_module(path, sub))
-        return self.reply({"module": self.keep(module), "tree": tree, "params": [n for n, _ in module.named_parameters()]})
+        return {"module": self.keep(module), "tree": tree, "params": [n for n, _ in module.named_parameters()]}
+
+    def op_attr(self, target, path: str):
+        """``target.path`` (dotted; a ModuleList's index is a name too): a submodule or a bound method comes
+        back as a handle (an expert of an MoE, LoRA's ``merged``), a tensor as data."""
+        obj = target
+        for name in str(path).split("."):
+            if not (name.isidentifier() or name.isdigit()):
+                raise wire.WireError(f"attribute path {path!r}")
+            try:
+                obj = getattr(obj, name)
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - a missing attribute is the user's finding
+                raise self.failure(exc, f"reading .{path}:") from None
+        try:
+            return self.reply(obj)
+        except (TypeError, ValueError) as exc:
+            raise Failed(f".{path} cannot be checked ({exc})") from None
+
+    def op_describe(self, target):
+        """The tree of a module the user's code returned (LoRA's merged layer), as for an instantiated one."""
+        if not isinstance(target, nn.Module):
+            raise Failed(f"returned a {type(target).__name__}, not an nn.Module")
+        return self.reply(self.module_tree(target))
+
+    def op_assign(self, target, params: dict):
+        """Overwrite parameters of a module by name, in place (the judge's values for a zero-initialised
+        LoRA B): the judge chooses them so that every part of the forward pass shows in its output."""
+        named = dict(target.named_parameters()) if isinstance(target, nn.Module) else {}
+        with torch.no_grad():
+            for name, value in params.items():
+                p = named.get(name)
+                if p is None or p.shape != value.shape:
+                    raise Failed(f"has no parameter {name!r} of shape {list(value.shape)} to set")
+                p.copy_(value)
+        return self.reply()
 
     def op_forbid(self, names: dict):
         """Also watch a task's own builtins (function name: display name), e.g. torch.softmax."""

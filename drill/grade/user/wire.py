@@ -15,6 +15,7 @@ and Hugging Face's constructors take one: a types.SimpleNamespace). Only request
 (``build(..., recipes=True)`` on the user side); in a reply they are forged.
 ``{"$params": [[value, grad], ...]}`` builds nn.Parameters whose ``.grad`` is the gradient sent
 (:mod:`params`), so what the user's code does to the gradients comes back as modified inputs.
+``{"$linear": [weight, bias or None]}`` builds an nn.Linear with those values (LoRA's base layer).
 """
 
 from __future__ import annotations
@@ -88,6 +89,15 @@ class Params:
     pairs: tuple[tuple[torch.Tensor, torch.Tensor | None], ...]
 
 
+@dataclass(frozen=True)
+class Linear:
+    """An nn.Linear for the user's constructor (``LoRALinear(base, r, alpha)``), sent as its weight
+    ``[out, in]`` and bias ``[out]`` or None; the user side builds the layer."""
+
+    weight: torch.Tensor
+    bias: torch.Tensor | None = None
+
+
 def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, list[bytes]]:
     """(header, buffers). ``fallback(obj) -> Handle`` for objects that are not plain data;
     ``collect`` receives the tensors in the order the header lists them."""
@@ -114,6 +124,8 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
             return {"$step": enc(v.table, depth + 1)}
         if isinstance(v, Params):
             return {"$params": [[enc(d, depth + 1), enc(g, depth + 1)] for d, g in v.pairs]}
+        if isinstance(v, Linear):
+            return {"$linear": [enc(v.weight, depth + 1), enc(v.bias, depth + 1)]}
         if isinstance(v, Config):
             if not all(isinstance(k, str) and _plain(x) for k, x in v.fields):
                 raise TypeError("a config carries names and plain values only")
@@ -254,6 +266,19 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
                 from .params import grad_parameters
 
                 return grad_parameters(pairs)
+            if tag == "$linear":
+                if not recipes:
+                    raise WireError("a $linear recipe outside a request")
+                pair = [dec(p, depth + 1) for p in inner] if isinstance(inner, list) and len(inner) == 2 else None
+                if pair is None or not (
+                    isinstance(pair[0], torch.Tensor) and pair[0].is_floating_point() and pair[0].dim() == 2
+                    and (pair[1] is None or (isinstance(pair[1], torch.Tensor) and pair[1].shape == pair[0].shape[:1]
+                                             and pair[1].dtype == pair[0].dtype))
+                ):  # fmt: skip
+                    raise WireError("a $linear recipe without a 2-D float weight and a matching bias or None")
+                from .params import linear_layer
+
+                return linear_layer(*pair)
             if tag == "$config" and isinstance(inner, list) and all(
                 isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and p[0].isidentifier() and _plain(p[1])
                 for p in inner
