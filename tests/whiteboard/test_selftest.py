@@ -75,3 +75,12 @@ def test_full_selftest_on_cpu():
     result = runner.invoke(app, ["selftest", "--device", "cpu", "--json"])
     data = json.loads(result.stdout)
     assert result.exit_code == 0, [r for r in data["rows"] if not r["ok"]]
+
+
+def test_cuda_without_cuda_exits_2():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    result = runner.invoke(app, ["selftest", "--task", "sdpa", "--device", "cuda"])
+    assert result.exit_code == 2 and "CUDA is not available" in result.output
