@@ -227,6 +227,7 @@ def review_cmd(
     strict: StrictOpt = False,
     as_json: JsonOpt = False,
     tasks: Annotated[bool, typer.Option("--tasks", help="Review the most overdue whiteboard task instead (a timed whiteboard session).")] = False,
+    optimize: Annotated[bool, typer.Option("--optimize", help="Fit FSRS's parameters to your own reviews (512 needed; pip install 'llm-drill[optimize]').")] = False,
     bank: BankOpt = None,
 ) -> None:
     """Questions and whiteboard tasks due for spaced review (FSRS), most overdue first."""
@@ -238,6 +239,12 @@ def review_cmd(
     from drill.views import dashboard_view
     from drill.whiteboard import catalog
 
+    if optimize:
+        from drill.optimize import optimize as fit
+        from drill.views.optimize_view import print_fit
+
+        print_fit(fit(store.connect()), resolve_lang(lang))
+        return
     lang, loaded, conn = resolve_lang(lang), load_bank(bank), store.connect()
     task_ids = set(catalog.load())
     due_tasks = task_review.due(conn, task_ids)

@@ -33,12 +33,27 @@ def _int_in(low: int, high: int) -> Callable[[str], str]:
     return check
 
 
+def _fsrs_parameters(value: str) -> str:
+    """A JSON list of FSRS weights that fsrs itself accepts (count and bounds), stored normalised."""
+    import json
+
+    from drill.schedule import questions
+
+    try:
+        weights = [float(w) for w in json.loads(value)]
+        questions(weights)  # fsrs checks the count and each weight's bounds
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"must be a JSON list of FSRS weights ({exc})") from None
+    return json.dumps(weights)
+
+
 # key -> (default, validator returning the normalised value, help)
 KEYS: dict[str, tuple[str | None, Callable[[str], str], str]] = {
     "lang": (None, _choice(*LANGS), "content language when --lang is absent (default: from the locale)"),
     "daily-goal": ("5", _int_in(1, 1000), "answers per day that count as a practice day"),
     "day-start-hour": ("4", _int_in(0, 23), "local hour at which a new practice day starts"),
     "streaks": ("on", _choice("on", "off"), "show the streak line after sessions"),
+    "fsrs-parameters": (None, _fsrs_parameters, "FSRS weights for questions' reviews, set by drill review --optimize (default: FSRS's)"),
 }
 
 
@@ -59,7 +74,9 @@ def get(conn: sqlite3.Connection, key: str) -> str | None:
 def shown(conn: sqlite3.Connection, key: str) -> str:
     """The value in effect: the stored one, else the default (the locale's language for ``lang``)."""
     value = get(conn, key)
-    return value if value is not None else locale_lang()
+    if value is not None:
+        return value
+    return locale_lang() if key == "lang" else "FSRS defaults"
 
 
 def set_value(conn: sqlite3.Connection, key: str, value: str) -> str:

@@ -12,19 +12,43 @@ No review history is ever lost.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from importlib.metadata import version
 
-from fsrs import Card, Rating
+from fsrs import Card, Rating, Scheduler
 
 from drill import mistakes, store
-from drill.schedule import QUESTIONS, preview
+from drill.schedule import QUESTIONS, preview, questions
 
 STATE_FORMAT = 1  # bump when the way cards are derived from the log changes
-SCHEDULER_TAG = f"fsrs {version('fsrs')}/{STATE_FORMAT}"
+SCHEDULER_TAG = f"fsrs {version('fsrs')}/{STATE_FORMAT}"  # with FSRS's default parameters
 
-_scheduler = QUESTIONS  # fuzz-free: a replay must reproduce the same card (drill.schedule)
+
+@dataclass(frozen=True)
+class Current:
+    """The scheduler questions use now, and the tag their cached cards must carry to be up to date."""
+
+    scheduler: Scheduler
+    tag: str
+
+
+DEFAULT = Current(QUESTIONS, SCHEDULER_TAG)  # fuzz-free: a replay must reproduce the same card (drill.schedule)
+
+
+@lru_cache(maxsize=4)
+def _fitted(weights: str) -> Current:
+    return Current(questions(json.loads(weights)), f"{SCHEDULER_TAG}/w{hashlib.sha256(weights.encode()).hexdigest()[:12]}")
+
+
+def current(conn: sqlite3.Connection) -> Current:
+    """FSRS's defaults, or the user's fitted parameters (config fsrs-parameters, drill review --optimize): a new
+    fit changes the tag, so every cached card is replayed under it."""
+    row = conn.execute("SELECT value FROM config WHERE key = 'fsrs-parameters'").fetchone()
+    return _fitted(row[0]) if row else DEFAULT
 
 
 def _when(stamp: str) -> datetime:
@@ -53,27 +77,28 @@ def _card_id(question_id: str) -> int:
     return int.from_bytes(hashlib.sha256(question_id.encode()).digest()[:6], "big")
 
 
-def replay(question_id: str, log: list[tuple[str, int]]) -> Card:
+def replay(question_id: str, log: list[tuple[str, int]], now: Current = DEFAULT) -> Card:
     """The card after reviewing ``question_id`` with each ``(answered_at, rating)`` of ``log`` in order."""
     card = Card(card_id=_card_id(question_id), due=_when(log[0][0]) if log else None)
     for answered_at, rating in log:
-        card, _ = _scheduler.review_card(card, Rating(rating), review_datetime=_when(answered_at))
+        card, _ = now.scheduler.review_card(card, Rating(rating), review_datetime=_when(answered_at))
     return card
 
 
-def rebuild(conn: sqlite3.Connection, question_id: str) -> None:
+def rebuild(conn: sqlite3.Connection, question_id: str, now: Current | None = None) -> None:
     """Recompute one question's card from its attempts (inside the caller's transaction)."""
+    now = now or current(conn)
     log = _usable(conn.execute("SELECT answered_at, rating FROM attempts WHERE question_id = ? ORDER BY answered_at, id", (question_id,)).fetchall())
     if not log:
         conn.execute("DELETE FROM review_state WHERE question_id = ?", (question_id,))
         return
-    _write(conn, question_id, replay(question_id, log))
+    _write(conn, question_id, replay(question_id, log, now), now)
 
 
-def _write(conn: sqlite3.Connection, question_id: str, card: Card) -> None:
+def _write(conn: sqlite3.Connection, question_id: str, card: Card, now: Current) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO review_state (question_id, card, due, scheduler) VALUES (?, ?, ?, ?)",
-        (question_id, card.to_json(), card.due.astimezone(timezone.utc).isoformat(timespec="seconds"), SCHEDULER_TAG),
+        (question_id, card.to_json(), card.due.astimezone(timezone.utc).isoformat(timespec="seconds"), now.tag),
     )
 
 
@@ -89,22 +114,23 @@ def record(conn: sqlite3.Connection, question_id: str, uid: str) -> None:
         "SELECT answered_at FROM attempts WHERE question_id = ? AND (answered_at, id) < (?, ?) ORDER BY answered_at DESC, id DESC LIMIT 1",
         (question_id, answered_at, attempt_id),
     ).fetchone()
-    card = _card_before(conn, question_id, before[0] if before else None, answered_at)
+    now = current(conn)
+    card = _card_before(conn, question_id, before[0] if before else None, answered_at, now.tag)
     moment = _moment(answered_at)
     if card is None or latest is None or latest[0] != attempt_id or moment is None or not _usable([(answered_at, rating)]):
-        rebuild(conn, question_id)
+        rebuild(conn, question_id, now)
         return
-    card, _ = _scheduler.review_card(card, Rating(rating), review_datetime=moment)
-    _write(conn, question_id, card)
+    card, _ = now.scheduler.review_card(card, Rating(rating), review_datetime=moment)
+    _write(conn, question_id, card, now)
 
 
-def _card_before(conn: sqlite3.Connection, question_id: str, before: str | None, answered_at: str) -> Card | None:
+def _card_before(conn: sqlite3.Connection, question_id: str, before: str | None, answered_at: str, tag: str) -> Card | None:
     """The card as it stood after the attempt answered at ``before`` (a new one if none), or None if not stored so."""
     if before is None:
         return Card(card_id=_card_id(question_id), due=_moment(answered_at))
     row = conn.execute("SELECT card, scheduler FROM review_state WHERE question_id = ?", (question_id,)).fetchone()
     try:
-        card = Card.from_json(row[0]) if row and row[1] == SCHEDULER_TAG else None
+        card = Card.from_json(row[0]) if row and row[1] == tag else None
         return card if card is not None and card.last_review == _when(before) else None
     except (ValueError, KeyError, TypeError, OverflowError):
         return None
@@ -119,24 +145,24 @@ def card_before(conn: sqlite3.Connection, question_id: str, uid: str) -> Card:
         (question_id, answered_at, attempt_id),
     ).fetchall()
     usable = _usable(log)
-    return replay(question_id, usable) if usable else Card(card_id=_card_id(question_id), due=_moment(answered_at))
+    return replay(question_id, usable, current(conn)) if usable else Card(card_id=_card_id(question_id), due=_moment(answered_at))
 
 
 def next_intervals(conn: sqlite3.Connection, question_id: str, uid: str) -> dict[int, timedelta]:
     """Rating value -> the interval that rating of attempt ``uid`` would give, as Anki shows on its buttons."""
     answered_at = _when(conn.execute("SELECT answered_at FROM attempts WHERE uid = ?", (uid,)).fetchone()[0])
-    return {int(r): delta for r, delta in preview(_scheduler, card_before(conn, question_id, uid), answered_at).items()}
+    return {int(r): delta for r, delta in preview(current(conn).scheduler, card_before(conn, question_id, uid), answered_at).items()}
 
 
-def _stale(conn: sqlite3.Connection) -> list[str]:
-    """Questions whose card is missing, from another format, or older than their latest attempt."""
+def _stale(conn: sqlite3.Connection, tag: str) -> list[str]:
+    """Questions whose card is missing, from another format or parameters, or older than their latest attempt."""
     stale = []
     rows = conn.execute(
         "SELECT l.question_id, l.answered_at, r.card, r.scheduler FROM question_last l LEFT JOIN review_state r USING (question_id)"
     )
     for qid, last, card, scheduler in rows:
         try:
-            fresh = scheduler == SCHEDULER_TAG and Card.from_json(card).last_review == _when(last)
+            fresh = scheduler == tag and Card.from_json(card).last_review == _when(last)
         except (ValueError, KeyError, TypeError, OverflowError):
             fresh = False
         if not fresh:
@@ -146,11 +172,12 @@ def _stale(conn: sqlite3.Connection) -> list[str]:
 
 def sync(conn: sqlite3.Connection) -> list[str]:
     """Rebuild every card that is missing, from another format, or behind the log; return their ids."""
-    stale = _stale(conn)
+    now = current(conn)
+    stale = _stale(conn, now.tag)
     if stale:
         with store.transaction(conn):
             for qid in stale:
-                rebuild(conn, qid)
+                rebuild(conn, qid, now)
     return stale
 
 

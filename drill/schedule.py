@@ -4,7 +4,8 @@ Questions use FSRS's defaults (minute-long learning steps, as Anki): a missed fa
 back in the same sitting. A whiteboard task takes 20 minutes, so it never comes back the
 same day: no learning steps, a day at least, and a lower target retention (0.85), since
 re-solving a task already learned costs far more than re-reading an answer.
-Both schedulers are fuzz-free, so replaying the log always gives the same card.
+Both schedulers are fuzz-free, so replaying the log always gives the same card. Questions may use
+parameters fitted to the user's own history (drill.optimize); tasks are too few to fit.
 """
 
 from __future__ import annotations
@@ -14,6 +15,13 @@ from datetime import datetime, timedelta
 from fsrs import Card, Rating, Scheduler
 
 QUESTIONS = Scheduler(enable_fuzzing=False)
+
+
+def questions(parameters) -> Scheduler:
+    """:data:`QUESTIONS` with the user's own FSRS parameters (``drill review --optimize``)."""
+    return Scheduler(parameters=tuple(parameters), enable_fuzzing=False)
+
+
 TASKS = Scheduler(enable_fuzzing=False, learning_steps=(), relearning_steps=(), desired_retention=0.85, maximum_interval=365)
 
 _UNITS = (  # (seconds in the unit, en suffix, zh suffix), largest first
