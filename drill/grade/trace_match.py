@@ -21,6 +21,7 @@ from drill.grade.user.spy import builtin_name
 from types import SimpleNamespace
 
 MASKED = -1e4  # a user's fill at or below this, where the reference has -inf, is a mask too (-1e9, finfo.min)
+SCALING = {"div", "mul", "__truediv__", "__mul__", "__rmul__", "true_divide", "multiply", "divide", "div_", "mul_"}
 LOOKAHEAD = 3  # intermediates after the last matched input that a diverging step may have meant
 
 
@@ -207,16 +208,24 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         if dead is not None:
             return rows, diverge(dead, names[matched[dead]], f"computes `{names[matched[dead]]}`, but its result is never "
                                  "used (an out-of-place op such as masked_fill returns a new tensor)")  # fmt: skip
-        message = f"`{name}` expected here: {differs(r['tensor'], expected, case.factors)}"
+        how = differs(r["tensor"], expected, case.factors)
+        message = f"`{name}` expected here: {how}"
         origin = _mask_origin(records, data, i, expected)
         if origin is not None:
             return rows, diverge(origin, name, f"the mask built here is not the contract's: {message}")
+        if how.startswith("yours is ") and " × " in how and r["op"] not in SCALING:  # a scale left out: it belonged upstream
+            source = max((j for j in r["inputs"] if j >= 0 and matched[j] is not None), default=None)
+            if source is not None and records[source]["line"] != r["line"]:
+                after = names[min(matched[source] + 1, len(names) - 1)]
+                return rows, diverge(source, after, f"`{after}` expected after this line: {how}")
         return rows, diverge(i, name, message)
     if isinstance(result, (tuple, list)) and result:
         result = result[0]
     final = dict(case.intermediates)[case.output]
+    last = next((i for i in reversed(range(n)) if data[i]), None)
+    if isinstance(result, torch.Tensor) and last is not None and result.shape != final.shape:
+        return rows, diverge(last, case.output, f"returns shape {list(result.shape)}; the contract's output is {list(final.shape)}")
     if isinstance(result, torch.Tensor) and result.is_floating_point() and not matches(result, final):
-        last = next((i for i in reversed(range(n)) if data[i]), None)
         if last is not None:
             got = names[matched[last]] if matched[last] is not None else None
             what = f"the returned value is `{got}`, not `{case.output}`" if got else f"`{case.output}` expected here: " + differs(
