@@ -107,3 +107,12 @@ def test_bench_result_fits_each_contender():
     data = result.to_json()
     assert data["memory_slope"]["yours"] == pytest.approx(2.0) and result.growth("torch") == "~T"
     assert data["rows"][0]["ratio_vs_reference"] == pytest.approx(0.5)
+
+
+def test_every_hint_code_is_a_documented_diagnosis():
+    from drill.diagnosis_codes import all_codes
+
+    known = set(all_codes())
+    mapped = {(e.id, code) for e in catalog.load().values() for codes in e.hint_codes for code in codes}
+    assert ("sdpa", "scale-missing") in mapped
+    assert [pair for pair in mapped if pair[1] not in known] == []
