@@ -63,6 +63,7 @@ register(TaskSpec("dpo_loss", "dpo_loss"))
 register(TaskSpec("adamw", "adamw_step"))
 register(TaskSpec("quantize", "quantize_int8"))
 register(TaskSpec("lora", "LoRALinear"))
+register(TaskSpec("moe", "MoE"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)

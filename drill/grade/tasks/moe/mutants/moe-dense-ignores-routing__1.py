@@ -1,0 +1,25 @@
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class MoE(nn.Module):
+    def __init__(self, d_model, d_ff, n_experts, top_k):
+        super().__init__()
+        self.n_experts, self.top_k = n_experts, top_k
+        self.router = nn.Linear(d_model, n_experts, bias=False)
+        self.experts = nn.ModuleList(
+            nn.Sequential(nn.Linear(d_model, d_ff), nn.SiLU(), nn.Linear(d_ff, d_model)) for _ in range(n_experts)
+        )
+
+    def forward(self, x):
+        shape = x.shape
+        x = x.reshape(-1, shape[-1])
+        logits = self.router(x)  # [N, E]
+        top_logits, top_idx = logits.topk(self.top_k, dim=-1)  # [N, k]
+        weights = F.softmax(top_logits, dim=-1)  # renormalised over the chosen experts
+        probs = F.softmax(logits, dim=-1)
+        y = sum(probs[:, e, None] * expert(x) for e, expert in enumerate(self.experts))  # every expert, every token
+        f = F.one_hot(top_idx[:, 0], self.n_experts).to(x.dtype).mean(dim=0)  # top-1 fractions (no gradient)
+        aux = self.n_experts * (f * probs.mean(dim=0)).sum()
+        return y.reshape(shape), aux

@@ -1,0 +1,389 @@
+"""The ``moe`` task: ``class MoE(nn.Module)``, ``__init__(d_model, d_ff, n_experts, top_k)``, ``forward(x) -> (y, aux_loss)``.
+
+Mixtral routing (softmax over each token's top-k router logits, ``y = Σ weight·expert(x)``) and the
+Switch Transformer load-balancing loss ``n_experts·Σ f_i·P_i``. The experts are the user's own
+modules, whatever their inside: the judge calls them remotely (``experts.i`` through the user side's
+``attr`` op) on every token and builds the reference from their outputs and the router's weight, so
+only routing and combination are judged. The module is built twice from the same seed, in float32
+(graded) and float64 (the truth, from the same float32-rounded parameters). Inputs are drawn so that
+every token's top-k set and top-1 expert win by a margin no float32 rounding can cross.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+
+from drill.grade.checks.common import deterministic_check, no_mutation_check
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_shape, first_nonfinite
+from drill.grade.checks.rows import row_independence_check
+from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.layouts import is_linear
+from drill.grade.user.wire import Handle
+
+D, D_FF, E, K = 6, 8, 4, 2
+X = (2, 5, D)
+MARGIN = 0.05
+NO_LAYOUT = "skipped: no reference without a router (or gate) nn.Linear and an experts ModuleList"
+
+
+@dataclass(frozen=True)
+class MoEVariant:
+    weights: str = "topk"  # topk (correct): softmax over the top-k logits | full: softmax over all, not renormalised
+    #                        raw: the top-k logits themselves | tokens: softmax over the tokens
+    dense: str = "none"  # none (correct) | softmax: every expert, weighted by the full softmax | sum: every expert, unweighted
+    aux: str = "switch"  # switch (correct) | counts: n Σ f_i² | topk: f over all top-k choices (Hugging Face Mixtral)
+
+
+CORRECT_MOE = MoEVariant()
+
+
+def reference(x, router_w, expert_outs, k: int, variant: MoEVariant = CORRECT_MOE):
+    """(y [N, d], aux) from tokens ``x [N, d]``, the router weight and every expert's output ``[E, N, d]``."""
+    n_exp = router_w.shape[0]
+    logits = x @ router_w.T
+    probs = torch.softmax(logits, dim=-1)
+    top, idx = logits.topk(k, dim=-1)
+    if variant.dense == "softmax":
+        y = torch.einsum("ne,end->nd", probs, expert_outs)
+    elif variant.dense == "sum":
+        y = expert_outs.sum(dim=0)
+    else:
+        weights = {"topk": lambda: torch.softmax(top, dim=-1), "full": lambda: probs.gather(-1, idx),
+                   "raw": lambda: top, "tokens": lambda: torch.softmax(top, dim=0)}[variant.weights]()  # fmt: skip
+        chosen = expert_outs.permute(1, 0, 2).gather(1, idx[..., None].expand(-1, -1, x.shape[-1]))  # [N, k, d]
+        y = (weights[..., None] * chosen).sum(dim=1)
+    if variant.aux == "topk":
+        f = F.one_hot(idx, n_exp).to(x.dtype).mean(dim=0)  # [k, E]
+        aux = n_exp * (f * probs.mean(dim=0)).sum()
+    else:
+        f = F.one_hot(idx[:, 0], n_exp).to(x.dtype).mean(dim=0)
+        aux = n_exp * (f * (f if variant.aux == "counts" else probs.mean(dim=0))).sum()
+    return y, aux
+
+
+@dataclass
+class Built:
+    module: object
+    router: str | None  # router or gate
+    n_experts: int
+    top_k: int
+
+    @property
+    def ok(self) -> bool:
+        return self.router is not None
+
+    def router_weight(self, dtype=torch.float64):
+        return getattr(self.module, self.router).weight.detach().to(dtype)
+
+    def expert_outputs(self, ctx: Context, x2d):
+        """[E, N, d]: each of the user's experts on every token (their own code, on the user side)."""
+        outs = []
+        for i in range(self.n_experts):
+            expert = ctx.user.attribute(self.module, f"experts.{i}")
+            if not isinstance(expert, Handle):
+                raise WrongShape(f"experts[{i}] is not a module")
+            out = ctx.call(expert, x2d)
+            out = out[0] if isinstance(out, (tuple, list)) and out else out
+            if not isinstance(out, torch.Tensor):
+                raise WrongShape(f"experts[{i}] returned {type(out).__name__}, not a tensor")
+            expect_shape(out, x2d.shape, f"experts[{i}]'s output (d_model -> d_model)")
+            outs.append(out)
+        return torch.stack(outs)
+
+
+def find_router(module, d: int, n_exp: int):
+    experts = getattr(module, "experts", None)
+    if experts is None or type(experts).__name__ != "ModuleList" or len(experts) != n_exp:
+        return None
+    for name in ("router", "gate"):
+        layer = getattr(module, name, None)
+        if is_linear(layer, d, n_exp) and layer.bias is None:
+            return name
+    return None
+
+
+def build(ctx: Context, dtype=torch.float32, n_exp: int = E, k: int = K) -> Built:
+    module = ctx.instantiate((D, D_FF, n_exp, k), dtype)
+    return Built(module, find_router(module, D, n_exp), n_exp, k)
+
+
+def make_tokens(ctx: Context, built: Built, n: int, offset: int, scale: float = 1.0):
+    """``n`` float64 tokens whose top-k set and top-1 expert win by at least MARGIN (relative)."""
+    gen = ctx.generator(offset)
+    pool = scale * ctx.randn(40 * n, D, gen=gen, dtype=torch.float64)
+    logits = pool @ built.router_weight().T
+    ranked = logits.sort(dim=-1, descending=True).values
+    spread = ranked[:, 0] - ranked[:, -1]
+    ok = (ranked[:, 0] - ranked[:, 1] > MARGIN * spread) & (
+        (ranked[:, built.top_k - 1] - ranked[:, built.top_k] > MARGIN * spread) if built.top_k < built.n_experts else True)
+    picked = pool[ok][:n]
+    if len(picked) < n:  # a degenerate router (all-equal rows): take what there is, the checks will say so
+        picked = pool[:n]
+    return picked
+
+
+def forward(ctx: Context, module, x):
+    ret = ctx.call(module, x)
+    if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(t, torch.Tensor) for t in ret)):
+        raise WrongShape(f"forward returned {type(ret).__name__}, not (y, aux_loss), two tensors")
+    y, aux = ret
+    expect_shape(y, x.shape, "y")
+    expect_shape(aux, (), "aux_loss")
+    return y, aux
+
+
+def layout_check(ctx: Context):
+    built = build(ctx)
+    if not built.ok:
+        return outcome("fail", f"unrecognised layout: expected router (or gate) = nn.Linear({D}, {E}, bias=False) and "
+                       f"experts = nn.ModuleList of {E} modules")  # fmt: skip
+    return outcome("pass", f"router {built.router} [{E}, {D}], {E} experts")
+
+
+def shape_check(ctx: Context, shape, k: int = K):
+    built = build(ctx, k=k)
+    x = ctx.randn(*shape, gen=ctx.generator(1))
+    y, aux = forward(ctx, built.module, x)
+    if y.dtype != x.dtype:
+        return outcome("fail", f"y dtype is {y.dtype}, the input's is {x.dtype}")
+    return outcome("pass", f"top_k {k}: y {list(y.shape)}, a 0-dim aux_loss")
+
+
+def truth_pair(ctx: Context, k: int, n_exp: int, shape, offset: int, dtype=torch.float32):
+    """(module in dtype, x in dtype, truth (y, aux), same-precision (y, aux)) for tokens shaped ``shape``."""
+    built = build(ctx, dtype, n_exp, k)
+    wide = build(ctx, torch.float64, n_exp, k)
+    if not built.ok or not wide.ok:
+        return None
+    n = 1
+    for s in shape[:-1]:
+        n *= s
+    x = make_tokens(ctx, wide, n, offset).to(dtype)
+    x2d = x.reshape(-1, D)
+    truth = reference(x2d.double(), wide.router_weight(), wide.expert_outputs(ctx, x2d.double()), k)
+    same = reference(x2d, built.router_weight(dtype), built.expert_outputs(ctx, x2d), k)
+    return built, x.reshape(shape), truth, same
+
+
+def numerical_check(ctx: Context, offset: int, k: int = K, n_exp: int = E, shape=X, dtype=torch.float32):
+    found = truth_pair(ctx, k, n_exp, shape, 100 + offset, dtype)
+    if found is None:
+        return outcome("skip", NO_LAYOUT)
+    built, x, (ty, ta), (sy, sa) = found
+    y, aux = forward(ctx, built.module, x)
+    what = f"{n_exp} experts, top_k {k}, {str(dtype)[6:]}"
+    result = against_truth([(f"y ({what})", y.reshape(-1, D), ty, sy), (f"aux_loss ({what})", aux, ta, sa)])
+    if result.status == "pass":
+        result.message = f"{what}: {result.message}"
+    return result
+
+
+def expert_params(built: Built, i: int) -> dict[str, torch.Tensor]:
+    prefix = f"experts.{i}."
+    return {n[len(prefix):]: p for n, p in built.module.named_parameters() if n.startswith(prefix)}
+
+
+def weights_sum_check(ctx: Context):
+    """Every expert made identical (the judge copies expert 0's parameters into the others): then y must be
+    expert(x) itself, whatever the routing, since each token's weights sum to 1."""
+    built = build(ctx, torch.float64)
+    if not built.ok:
+        return outcome("skip", NO_LAYOUT)
+    first = expert_params(built, 0)
+    for i in range(1, built.n_experts):
+        if set(expert_params(built, i)) != set(first):
+            return outcome("skip", "skipped: the experts do not share one parameter layout")
+        ctx.user.assign(built.module, {f"experts.{i}.{n}": p.detach().clone() for n, p in first.items()})
+    x = make_tokens(ctx, built, 8, 150)
+    y, _ = forward(ctx, built.module, x)
+    expert0 = built.expert_outputs(ctx, x)[0]
+    ratio = (y.detach() * expert0).sum(dim=-1) / (expert0 * expert0).sum(dim=-1)
+    worst = int((ratio - 1).abs().argmax())
+    if (ratio - 1).abs()[worst] > 1e-9:
+        return outcome("fail", f"with every expert identical, token {worst}'s y is {ratio[worst].item():.4g} times expert(x), "
+                       "not 1: each token's routing weights must sum to 1 (softmax over its top-k logits)")  # fmt: skip
+    return outcome("pass", "with every expert identical, y = expert(x) for every token: the weights sum to 1 (float64)")
+
+
+def unselected_check(ctx: Context):
+    """float64: changing an expert's parameters moves exactly the tokens routed to it."""
+    built = build(ctx, torch.float64)
+    if not built.ok:
+        return outcome("skip", NO_LAYOUT)
+    x = make_tokens(ctx, built, 10, 250)
+    chosen = (x @ built.router_weight().T).topk(built.top_k, dim=-1).indices
+    base, _ = forward(ctx, built.module, x)
+    gen = ctx.generator(251)
+    for j in range(built.n_experts):
+        params = expert_params(built, j)
+        ctx.user.assign(built.module, {f"experts.{j}.{n}": p.detach() + ctx.randn(*p.shape, gen=gen, dtype=torch.float64)
+                                       for n, p in params.items()})  # fmt: skip
+        y, _ = forward(ctx, built.module, x)
+        change = (y.detach() - base.detach()).abs().amax(dim=-1).nan_to_num(nan=float("inf"))
+        routed = (chosen == j).any(dim=-1)
+        leaked = ~routed & (change > LEAK_THRESHOLD)
+        if leaked.any():
+            t = int(leaked.nonzero()[0])
+            return outcome("fail", f"changing expert {j} moved token {t}'s y by {change[t]:.3g}, though token {t} is routed to "
+                           f"experts {chosen[t].tolist()}: a token's output may only come from its top-{built.top_k} experts",
+                           "moe-dense-ignores-routing")  # fmt: skip
+        if params and (routed & (change == 0)).any():
+            t = int((routed & (change == 0)).nonzero()[0])
+            return outcome("fail", f"changing expert {j} did not move token {t}, which is routed to it")
+        base = y
+    return outcome("pass", f"each of the {built.n_experts} experts moves exactly the tokens routed to it (float64)")
+
+
+def gradient_check(ctx: Context):
+    """d (y·g + 3·aux) / d x and / d the router weight, against the reference built on the user's experts."""
+    found = truth_pair(ctx, K, E, X, 200)
+    if found is None:
+        return outcome("skip", NO_LAYOUT)
+    built, x, _, _ = found
+    gen = ctx.generator(201)
+    seed_grad = ctx.randn(*X, gen=gen, dtype=torch.float64)
+    leaf = x.clone().requires_grad_()
+    y, aux = forward(ctx, built.module, leaf)
+    ctx.call(lambda: ((y * seed_grad.float()).sum() + 3 * aux).backward(), watch=False)
+    router = getattr(built.module, built.router).weight
+    if leaf.grad is None or router.grad is None:
+        return outcome("fail", f"no gradient reaches {'x' if leaf.grad is None else built.router + '.weight'} (detached?)")
+    grads = []
+    for precision in (torch.float64, torch.float32):
+        ref_x = x.detach().clone().to(precision).requires_grad_()
+        ref_w = built.router_weight(precision).clone().requires_grad_()
+        x2d = ref_x.reshape(-1, D)
+        outs = built.expert_outputs(ctx, x2d.float()).to(precision)  # attached to ref_x through the user side
+        ry, raux = reference(x2d, ref_w, outs, K)
+        ((ry.reshape(X) * seed_grad.to(precision)).sum() + 3 * raux).backward()
+        grads.append((ref_x.grad, ref_w.grad))
+    return against_truth([("dx", leaf.grad, grads[0][0], grads[1][0]),
+                          (f"d{built.router}.weight", router.grad, grads[0][1], grads[1][1])])  # fmt: skip
+
+
+def aux_gradient_check(ctx: Context):
+    """The aux loss alone must reach the router through P_i (f_i, a count, carries no gradient)."""
+    built = build(ctx, torch.float64)
+    if not built.ok:
+        return outcome("skip", NO_LAYOUT)
+    x = make_tokens(ctx, built, 12, 300)
+    _, aux = forward(ctx, built.module, x)
+    ctx.call(lambda: aux.backward(), watch=False)
+    router = getattr(built.module, built.router).weight
+    w = built.router_weight().clone().requires_grad_()
+    zeros = torch.zeros(built.n_experts, *x.shape, dtype=torch.float64)
+    reference(x, w, zeros, built.top_k)[1].backward()
+    if router.grad is None or router.grad.abs().max().item() == 0:
+        return outcome("fail", "the aux loss gives the router no gradient: it is built from counts only (f_i, an argmax "
+                       "count, has none), so it cannot balance anything; multiply f_i by P_i, the mean router probability",
+                       "moe-aux-counts-only")  # fmt: skip
+    return against_truth([(f"d aux_loss / d {built.router}.weight (float64)", router.grad, w.grad, w.grad)])
+
+
+def rows_check(ctx: Context):
+    built = build(ctx, torch.float64)
+    x = ctx.randn(*X, gen=ctx.generator(350), dtype=torch.float64)
+    return row_independence_check(ctx, lambda z: forward(ctx, built.module, z)[0], x)
+
+
+def large_logits_check(ctx: Context):
+    """float32 tokens scaled so that router logits reach ~1e3: an exp without the max subtracted overflows."""
+    built = build(ctx)
+    wide = build(ctx, torch.float64)
+    if not built.ok:
+        return outcome("skip", NO_LAYOUT)
+    x = make_tokens(ctx, wide, 10, 400)
+    scale = 1000.0 / (x @ wide.router_weight().T).abs().max().item()
+    x = (x * scale).float()
+    truth = reference(x.double(), wide.router_weight(), wide.expert_outputs(ctx, x.double()), K)
+    same = reference(x, built.router_weight(torch.float32), built.expert_outputs(ctx, x), K)
+    y, aux = forward(ctx, built.module, x)
+    for name, got, want in (("y", y, truth[0]), ("aux_loss", aux, truth[1])):
+        if first_nonfinite(got, want) is not None:
+            return outcome("fail", f"router logits ~1e3 (float32) give a non-finite {name}: exp overflows without the "
+                           "max subtracted (torch.softmax does it)", "unstable-softmax")  # fmt: skip
+    return against_truth([("y at router logits ~1e3 (float32)", y, *[t[0] for t in (truth, same)]),
+                          ("aux_loss at router logits ~1e3 (float32)", aux, truth[1], same[1])])  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Probe:
+    built: Built
+    x: torch.Tensor
+    outs: torch.Tensor
+
+    def user(self, ctx: Context):
+        y, aux = forward(ctx, self.built.module, self.x.clone())
+        return torch.cat([y.detach().reshape(-1), aux.detach().reshape(1)])
+
+    def expected(self, variant):
+        # The engine's baseline is reference.CORRECT, which means "the correct MoE" here.
+        variant = variant if isinstance(variant, MoEVariant) else CORRECT_MOE
+        y, aux = reference(self.x, self.built.router_weight(), self.outs, self.built.top_k, variant)
+        return torch.cat([y.reshape(-1), aux.reshape(1)])
+
+
+HYPOTHESES = (
+    ("moe-softmax-not-renormalised", MoEVariant(weights="full")),
+    ("moe-weights-not-normalised", MoEVariant(weights="raw")),
+    ("moe-weights-not-normalised", MoEVariant(weights="tokens")),
+    ("moe-dense-ignores-routing", MoEVariant(dense="softmax")),
+    ("moe-dense-ignores-routing", MoEVariant(dense="sum")),
+    ("moe-aux-counts-only", MoEVariant(aux="counts")),
+    ("moe-aux-topk-fractions", MoEVariant(aux="topk")),
+)
+
+
+class MoETask:
+    name = "moe"
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        x = ctx.randn(*X, gen=ctx.generator(600))
+
+        def no_mutation():
+            module = build(ctx).module
+            return no_mutation_check(ctx, lambda: forward(ctx, module, x), {"x": x})
+
+        def deterministic():
+            module = build(ctx).module
+            return deterministic_check(lambda: torch.cat([t.reshape(-1) for t in forward(ctx, module, x.clone())]))
+
+        return [
+            CheckDef("load.layout", "rules", partial(layout_check, ctx)),
+            CheckDef("shape.3d", "shape", partial(shape_check, ctx, X)),
+            CheckDef("shape.2d", "shape", partial(shape_check, ctx, (7, D))),
+            CheckDef("shape.top-1", "shape", partial(shape_check, ctx, X, 1)),
+            CheckDef("numerical.seed0", "numerical", partial(numerical_check, ctx, 0)),
+            CheckDef("numerical.seed1", "numerical", partial(numerical_check, ctx, 1, shape=(9, D))),
+            CheckDef("numerical.top-1", "numerical", partial(numerical_check, ctx, 2, 1)),
+            CheckDef("numerical.top-3-of-5", "numerical", partial(numerical_check, ctx, 3, 3, 5)),
+            CheckDef("numerical.float64", "numerical", partial(numerical_check, ctx, 4, dtype=torch.float64)),
+            CheckDef("numerical.weights-sum-to-one", "numerical", partial(weights_sum_check, ctx)),
+            CheckDef("gradient.x-and-router", "gradient", partial(gradient_check, ctx)),
+            CheckDef("gradient.aux-loss", "gradient", partial(aux_gradient_check, ctx)),
+            CheckDef("mask-leak.unselected-experts", "mask-leak", partial(unselected_check, ctx)),
+            CheckDef("mask-leak.tokens", "mask-leak", partial(rows_check, ctx)),
+            CheckDef("stability.large-router-logits", "stability", partial(large_logits_check, ctx)),
+            CheckDef("robustness.no-mutation", "robustness", no_mutation),
+            CheckDef("robustness.deterministic", "robustness", deterministic),
+        ]
+
+    def probes(self, ctx: Context) -> list[Probe]:
+        try:
+            built = build(ctx, torch.float64)
+            if not built.ok:
+                return []
+            x = make_tokens(ctx, built, 9, 1100, 1.5)
+            return [Probe(built, x, built.expert_outputs(ctx, x))]
+        except Exception:  # noqa: BLE001 - a module that cannot be built or run gives no evidence
+            return []
+
+    def hypotheses(self, ctx: Context):
+        return HYPOTHESES
+
+
+TASK = MoETask()
