@@ -39,8 +39,9 @@ def _fail(exc: DrillError) -> None:
 
     from drill.views.console import err
 
+    prefix = "错误：" if _state.get("lang") == "zh" else "error: "  # the language once the command has resolved it
     for line in exc.lines:  # messages quote user input and bank text: never markup
-        err.print(f"[red]error:[/] {escape(line)}" if len(exc.lines) == 1 else line, markup=len(exc.lines) == 1)
+        err.print(f"[red]{prefix}[/]{escape(line)}" if len(exc.lines) == 1 else line, markup=len(exc.lines) == 1)
     raise typer.Exit(int(exc.exit_code))
 
 
@@ -52,6 +53,7 @@ def command(group: typer.Typer, name: str, *, example: str):
 
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
+            _state["lang"] = None  # set by resolve_lang: an error before it is in English
             try:
                 return fn(*args, **kwargs)
             except DrillError as exc:
@@ -100,7 +102,8 @@ def resolve_lang(lang: Optional[str]) -> str:
 
     if lang is not None and lang not in LANGS:
         raise typer.BadParameter(f"{lang!r} is not one of {', '.join(LANGS)}", param_hint="--lang")
-    return resolve(lang)
+    _state["lang"] = resolve(lang)
+    return _state["lang"]
 
 
 def _version(value: bool) -> None:
