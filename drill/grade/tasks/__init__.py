@@ -64,6 +64,7 @@ register(TaskSpec("adamw", "adamw_step"))
 register(TaskSpec("quantize", "quantize_int8"))
 register(TaskSpec("lora", "LoRALinear"))
 register(TaskSpec("moe", "MoE"))
+register(TaskSpec("grpo", "grpo_loss"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
