@@ -33,6 +33,8 @@ class Case:
     args: tuple
     intermediates: list[tuple[str, torch.Tensor]]
     output: str = "output"  # the intermediate the returned value must be
+    kwargs: dict = field(default_factory=dict)
+    exact: bool = False  # integer and bool steps too (a mask task), compared exactly
     factors: list[tuple[float, str]] = field(default_factory=list)  # (yours / expected, what it means)
 
 
@@ -61,6 +63,8 @@ def _keeps_equal_sizes(order, shape) -> bool:
 
 
 def _close(user: torch.Tensor, expected: torch.Tensor) -> bool:
+    if not expected.is_floating_point():
+        return not user.is_floating_point() and torch.equal(user.to(expected.dtype), expected)
     user = user.double()
     if user.dtype != expected.dtype:
         user = user.to(expected.dtype)
@@ -106,7 +110,14 @@ def differs(user: torch.Tensor, expected: torch.Tensor, factors) -> str:
     candidates = views(expected, user.shape) if user.numel() == expected.numel() else []
     if not candidates:
         return f"yours has shape {list(user.shape)}, the expected {list(expected.shape)}"
-    user = user.double()
+    if expected.dtype == torch.bool:
+        exp = candidates[0]
+        if user.dtype != torch.bool and torch.equal(user.double(), exp.double()):
+            return f"the right values as {str(user.dtype).removeprefix('torch.')}, not bool"
+        extra, missing = int(((user != 0) & ~exp).sum()), int(((user == 0) & exp).sum())
+        return "; ".join([f"{extra} pairs allowed that the contract masks"] * bool(extra) + [
+            f"{missing} pairs masked that the contract allows"] * bool(missing))
+    user, candidates = user.double(), [c.double() for c in candidates]
     exp = min(candidates, key=lambda e: _distance(user, e))
     if exp.dim() >= 2 and exp.shape[-1] == exp.shape[-2] and _close(user, exp.transpose(-2, -1)):
         return "yours is the expected transposed: queries and keys swapped"
@@ -150,14 +161,16 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
     matched: list[int | None] = [None] * n
     best = [-1] * n  # the latest intermediate among a record's matched ancestors
     users = [[] for _ in range(n)]
+    const = [False] * n  # made from no input at all (torch.ones, arange): never where the code leaves the reference
     for i, r in enumerate(records):
         ins = r["inputs"]
         for j in ins:
             if j >= 0:
                 users[j].append(i)
         from_data = any((leaves[-1 - j] if -1 - j < len(leaves) else False) if j < 0 else data[j] for j in ins)
+        const[i] = all(j >= 0 and const[j] for j in ins)
         t = r["tensor"]
-        data[i] = bool(from_data and t is not None and t.is_floating_point())
+        data[i] = t is not None and (case.exact or bool(from_data and t.is_floating_point()))
         inherited = max((best[j] for j in ins if j >= 0), default=-1)
         if data[i]:
             found = [k for k, (_, e) in enumerate(case.intermediates) if matches(t, e)]
@@ -193,9 +206,9 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         if r["mutates"]:
             return rows, diverge(i, None, f"{r['op']} changes an input in place: the caller's tensor is modified")
     for i, r in enumerate(records):
-        if rows[i]["status"] != "none":
+        if rows[i]["status"] != "none" or const[i]:
             continue
-        if not all(j < 0 or matched[j] is not None or feeds[j] or not data[j] for j in r["inputs"]):
+        if not all(j < 0 or matched[j] is not None or feeds[j] or not data[j] or const[j] for j in r["inputs"]):
             continue
         inherited = max((best[j] for j in r["inputs"] if j >= 0), default=-1)
         ahead = case.intermediates[inherited + 1 : inherited + 1 + LOOKAHEAD] or case.intermediates[-1:]
@@ -265,7 +278,7 @@ def _distance(user: torch.Tensor | None, expected: torch.Tensor) -> float:
         return math.inf
     user = user.double()
     best = math.inf
-    for e in candidates:
+    for e in (c.double() for c in candidates):
         masked_e, masked_u = e == float("-inf"), user <= MASKED
         pattern = 0 if torch.equal(masked_e, masked_u) else 1 if masked_e.any() and masked_u.any() else 2
         both = torch.isfinite(e) & torch.isfinite(user)

@@ -17,7 +17,7 @@ import re
 import torch
 
 from drill.grade.remote import Abort, UserCodeError
-from drill.grade.trace_match import analyse
+from drill.grade.trace_match import analyse, matches
 from drill.grade.user import wire
 
 HEAT_T = 12  # the largest T drawn
@@ -48,16 +48,20 @@ def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
     except OSError:
         lines = []
     try:
-        case = module.case(ctx)
-        result, records = ctx.user.trace(case.target, case.args)
+        cases = module.case(ctx)
+        cases = cases if isinstance(cases, list) else [cases]  # one per accepted layout (rope: interleaved, half)
+        case = cases[0]
+        result, records = ctx.user.trace(case.target, case.args, case.kwargs)
     except UserCodeError as exc:
         found = crash(str(exc), ctx.path.name, lines)
         return {"first_divergence": found, "pictures": []} if found else {}
     except (NoTrace, Abort, RuntimeError, ValueError, TypeError, IndexError):
         return {}
     sent: list[torch.Tensor] = []
-    wire.encode(tuple(case.args), collect=sent)
+    wire.encode((tuple(case.args), dict(case.kwargs)), collect=sent)
     leaves = [t.is_floating_point() for t in sent]
+    returned = result[0] if isinstance(result, (tuple, list)) and result else result
+    case = next((c for c in cases if isinstance(returned, torch.Tensor) and matches(returned, dict(c.intermediates)[c.output])), case)
     trace, divergence = analyse(records, case, result, lines, leaves)
     found = {"first_divergence": divergence, "pictures": weight_pictures(case, result)}
     if rows:
