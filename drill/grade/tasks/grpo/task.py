@@ -1,6 +1,6 @@
 """The ``grpo`` task: ``grpo_loss(logps, old_logps, ref_logps, rewards, mask, clip_eps=0.2, beta=0.04)``.
 
-GRPO as in DeepSeekMath (Shao et al. 2024) and TRL: group-normalised advantages
+GRPO as in DeepSeekMath (Shao et al. 2024) and TRL (its token-level ``loss_type="bnpo"``): group-normalised advantages
 ``(r - mean) / (std + 1e-4)`` (``torch.std``, unbiased), the PPO clipped surrogate per token against the
 sampling policy, the k3 KL estimator ``exp(ref - logp) - (ref - logp) - 1`` against the reference, and
 the mean over every valid token of the batch. The reference is that formula in float64 (and in the

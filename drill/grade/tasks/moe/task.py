@@ -352,6 +352,8 @@ class MoETask:
             module = build(ctx).module
             return deterministic_check(lambda: torch.cat([t.reshape(-1) for t in forward(ctx, module, x.clone())]))
 
+        half = [CheckDef(f"numerical.{str(dt)[6:]}", "numerical", partial(numerical_check, ctx, 5, dtype=dt))
+                for dt in (torch.float16, torch.bfloat16) if ctx.device.type == "cuda"]  # fmt: skip
         return [
             CheckDef("load.layout", "rules", partial(layout_check, ctx)),
             CheckDef("shape.3d", "shape", partial(shape_check, ctx, X)),
@@ -362,6 +364,7 @@ class MoETask:
             CheckDef("numerical.top-1", "numerical", partial(numerical_check, ctx, 2, 1)),
             CheckDef("numerical.top-3-of-5", "numerical", partial(numerical_check, ctx, 3, 3, 5)),
             CheckDef("numerical.float64", "numerical", partial(numerical_check, ctx, 4, dtype=torch.float64)),
+            *half,
             CheckDef("numerical.weights-sum-to-one", "numerical", partial(weights_sum_check, ctx)),
             CheckDef("gradient.x-and-router", "gradient", partial(gradient_check, ctx)),
             CheckDef("gradient.aux-loss", "gradient", partial(aux_gradient_check, ctx)),
