@@ -34,7 +34,8 @@ class Case:
     intermediates: list[tuple[str, torch.Tensor]]
     output: str = "output"  # the intermediate the returned value must be
     kwargs: dict = field(default_factory=dict)
-    exact: bool = False  # integer and bool steps too (a mask task), compared exactly
+    exact: bool = False
+    all_data: bool = False  # integer inputs carry data too (rope's positions), not only floating ones  # integer and bool steps too (a mask task), compared exactly
     factors: list[tuple[float, str]] = field(default_factory=list)  # (yours / expected, what it means)
 
 
@@ -71,7 +72,7 @@ def _close(user: torch.Tensor, expected: torch.Tensor) -> bool:
     neg = expected == float("-inf")
     if neg.any():
         user = torch.where(neg & (user <= MASKED), expected, user)
-    return judge(user, expected, expected).ok
+    return judge(user, expected, expected.float()).ok  # as loose as float32 rounding: code may compute in fp32
 
 
 def views(expected: torch.Tensor, shape) -> list[torch.Tensor]:
@@ -211,8 +212,9 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         if not all(j < 0 or matched[j] is not None or feeds[j] or not data[j] or const[j] for j in r["inputs"]):
             continue
         inherited = max((best[j] for j in r["inputs"] if j >= 0), default=-1)
-        ahead = case.intermediates[inherited + 1 : inherited + 1 + LOOKAHEAD] or case.intermediates[-1:]
-        distances = [_distance(r["tensor"], e) for _, e in ahead]
+        later = [(item, _distance(r["tensor"], item[1])) for item in case.intermediates[inherited + 1 :]]
+        fitting = [pair for pair in later if pair[1] < math.inf][:LOOKAHEAD] or later[-1:] or [(case.intermediates[-1], math.inf)]
+        ahead, distances = [item for item, _ in fitting], [d for _, d in fitting]
         if inherited >= 0 and all(d == math.inf for d in distances):  # a step that should change nothing (dropout in eval)
             ahead, distances = [case.intermediates[inherited]], [0.0]
         name, expected = ahead[min(range(len(ahead)), key=lambda a: (distances[a], -a))]

@@ -59,14 +59,24 @@ def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
         return {}
     sent: list[torch.Tensor] = []
     wire.encode((tuple(case.args), dict(case.kwargs)), collect=sent)
-    leaves = [t.is_floating_point() for t in sent]
+    leaves = [t.is_floating_point() or case.all_data for t in sent]
     returned = result[0] if isinstance(result, (tuple, list)) and result else result
-    case = next((c for c in cases if isinstance(returned, torch.Tensor) and matches(returned, dict(c.intermediates)[c.output])), case)
+    matching = [c for c in cases if isinstance(returned, torch.Tensor) and matches(returned, dict(c.intermediates)[c.output])]
+    if matching or len(cases) == 1:
+        case = (matching or cases)[0]
+    else:  # a wrong file: the layout it follows furthest
+        case = max(cases, key=lambda c: furthest(analyse(records, c, result, lines, leaves)))
     trace, divergence = analyse(records, case, result, lines, leaves)
     found = {"first_divergence": divergence, "pictures": weight_pictures(case, result)}
     if rows:
         found["trace"] = trace
     return found
+
+
+def furthest(found) -> int:
+    """How far a trace got before it diverged (for choosing between layouts)."""
+    rows, divergence = found
+    return len(rows) + 1 if divergence is None else next(i for i, r in enumerate(rows) if r["status"] == "diverges")
 
 
 def crash(message: str, name: str, lines: list[str]) -> dict | None:
