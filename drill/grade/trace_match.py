@@ -98,12 +98,29 @@ def views(expected: torch.Tensor, shape) -> list[torch.Tensor]:
 
 
 def matches(user: torch.Tensor, expected: torch.Tensor) -> bool:
-    if user.numel() < expected.numel():  # a reduced or sliced tensor: the user's broadcast to the reference
-        try:
-            return _close(torch.broadcast_to(user, expected.shape), expected)
-        except RuntimeError:
-            return False
+    if user.numel() < expected.numel():  # a block of the reference (flash's query blocks), or a broadcast of it
+        return _is_block(user, expected) or _broadcasts(user, expected)
     return any(_close(user, view) for view in views(expected, user.shape))
+
+
+def _broadcasts(user: torch.Tensor, expected: torch.Tensor) -> bool:
+    try:
+        return _close(torch.broadcast_to(user, expected.shape), expected)
+    except RuntimeError:
+        return False
+
+
+def _is_block(user: torch.Tensor, expected: torch.Tensor) -> bool:
+    """``user`` is ``expected`` cut along one dim (size-1 dims ignored), at some offset."""
+    u = user.reshape([n for n in user.shape if n != 1])
+    e = expected.reshape([n for n in expected.shape if n != 1])
+    if u.dim() != e.dim():
+        return False
+    smaller = [d for d in range(u.dim()) if u.shape[d] != e.shape[d]]
+    if len(smaller) != 1 or u.shape[smaller[0]] > e.shape[smaller[0]]:
+        return False
+    dim, size = smaller[0], u.shape[smaller[0]]
+    return any(_close(u, e.narrow(dim, start, size)) for start in range(e.shape[dim] - size + 1))
 
 
 def differs(user: torch.Tensor, expected: torch.Tensor, factors) -> str:
@@ -243,8 +260,8 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
     if isinstance(result, torch.Tensor) and result.is_floating_point() and not matches(result, final):
         if last is not None:
             got = names[matched[last]] if matched[last] is not None else None
-            what = f"the returned value is `{got}`, not `{case.output}`" if got else f"`{case.output}` expected here: " + differs(
-                result, final, case.factors)
+            what = f"the returned value is `{got}`, not `{case.output}`" if got and got != case.output else (
+                f"`{case.output}` expected here: " + differs(result, final, case.factors))
             return rows, diverge(last, case.output, what)
     return rows, None
 

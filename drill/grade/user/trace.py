@@ -52,6 +52,8 @@ class TraceMode(TorchFunctionMode):
         if len(self.records) >= MAX_RECORDS:
             return out
         outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+        if not outputs and getattr(func, "__name__", "") == "__setitem__" and args and isinstance(args[0], torch.Tensor):
+            outputs = [args[0]]  # out[..., rows, :] = block: the target is what it makes
         if not outputs:
             return out
         line = self._line()

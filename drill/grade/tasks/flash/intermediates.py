@@ -1,0 +1,41 @@
+"""What ``drill grade --trace`` compares the user's flash_attention against: per key block, the scores, the
+running max, p = exp(scores - max), the running sum and the accumulator (causal)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from drill.grade.trace_match import Case
+from drill.grade.tracing import scale_factors
+
+B, H, TQ, TK, D, DV, BLOCK = 2, 3, 15, 15, 4, 6, 7  # blocks of 7, 7 and 1; Tq = Tk, where every causal alignment agrees
+
+
+def case(ctx) -> Case:
+    gen = torch.Generator().manual_seed(7)
+    q, k, v = (torch.randn(B, H, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (TK, D), (TK, DV)))
+    rows = torch.arange(TQ)[:, None] + (TK - TQ)
+    m = torch.full((B, H, TQ, 1), float("-inf"), dtype=torch.float64)
+    l = torch.zeros(B, H, TQ, 1, dtype=torch.float64)
+    acc = torch.zeros(B, H, TQ, DV, dtype=torch.float64)
+    steps = [("q", q), ("k", k), ("v", v)]
+    for n, start in enumerate(range(0, TK, BLOCK), 1):
+        kb, vb = k[..., start : start + BLOCK, :], v[..., start : start + BLOCK, :]
+        raw = q @ kb.transpose(-2, -1)
+        scores = raw / math.sqrt(D)
+        cols = torch.arange(start, start + kb.shape[-2])[None, :]
+        masked = scores.masked_fill(cols > rows, float("-inf"))
+        new_m = torch.maximum(m, masked.amax(-1, keepdim=True))
+        p = torch.exp(masked - new_m)
+        correction = torch.exp(m - new_m)
+        l = l * correction + p.sum(-1, keepdim=True)
+        acc = acc * correction + p @ vb
+        m = new_m
+        steps += [(f"k block {n}", kb), (f"v block {n}", vb), (f"scores, block {n}", raw), (f"scaled, block {n}", scores),
+                  (f"masked, block {n}", masked), (f"block max {n}", masked.amax(-1, keepdim=True)),
+                  (f"running max after block {n}", new_m), (f"correction, block {n}", correction), (f"p, block {n}", p),
+                  (f"running sum after block {n}", l), (f"accumulator after block {n}", acc)]  # fmt: skip
+    steps.append(("output", acc / l))
+    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "block_size": BLOCK}, factors=scale_factors(D))
