@@ -540,12 +540,13 @@ class UserProcess:
             return value[0], (peak[0], tuple(peak[1]), peak[2][:200])
         return value[0]
 
-    def trace(self, target, args, kwargs=None) -> tuple[object, list[dict]]:
-        """``target(*args)`` under the user side's op recorder: (its result, the records, checked here)."""
+    def trace(self, target, args, kwargs=None) -> tuple[object, list[dict], str | None]:
+        """``target(*args)`` under the user side's op recorder: (its result, the records, checked here, and
+        what it raised or None)."""
         module = target if isinstance(target, UserModule) else None
         reply, tensors = self.request("trace", target=module.handle if module else target, args=tuple(args), kwargs=dict(kwargs or {}))
         value = self.value(reply, tensors)
-        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], list)):
+        if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], list) and (value[2] is None or isinstance(value[2], str))):
             raise self.stop(protocol("the shape of a trace's reply"))
         records = []
         for r in value[1][:1000]:
@@ -556,7 +557,7 @@ class UserProcess:
                     and (r.get("tensor") is None or isinstance(r["tensor"], torch.Tensor))):  # fmt: skip
                 raise self.stop(protocol("a trace record"))
             records.append({**r, "op": r["op"][:60], "dtype": r["dtype"][:20]})
-        return value[0], records
+        return value[0], records, None if value[2] is None else value[2][:2000]
 
     def attribute(self, target, path: str):
         """``target.path`` on the user side: a tensor, a plain value, or a handle (a submodule, a bound method)."""

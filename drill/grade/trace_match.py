@@ -167,8 +167,10 @@ def differs(user: torch.Tensor, expected: torch.Tensor, factors) -> str:
     return f"max difference {diff.max().item():.3g} at {where}: yours {user[tuple(where)].item():.4g}, expected {exp[tuple(where)].item():.4g}"
 
 
-def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: list[bool]) -> tuple[list[dict], dict | None]:
-    """(the ``trace`` rows, ``first_divergence`` or None). ``leaves[i]``: call input i is floating data."""
+def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: list[bool],
+            finished: bool = True) -> tuple[list[dict], dict | None]:
+    """(the ``trace`` rows, ``first_divergence`` or None). ``leaves[i]``: call input i is floating data;
+    ``finished``: the call returned (else the records stop at an exception and there is no result to judge)."""
     names = [n for n, _ in case.intermediates]
 
     def code(line: int) -> str:
@@ -251,6 +253,8 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
                 after = names[min(matched[source] + 1, len(names) - 1)]
                 return rows, diverge(source, after, f"`{after}` expected after this line: {how}")
         return rows, diverge(i, name, message)
+    if not finished:
+        return rows, None
     if isinstance(result, (tuple, list)) and result:
         result = result[0]
     final = dict(case.intermediates)[case.output]

@@ -51,7 +51,7 @@ def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
         cases = module.case(ctx)
         cases = cases if isinstance(cases, list) else [cases]  # one per accepted layout (rope: interleaved, half)
         case = cases[0]
-        result, records = ctx.user.trace(case.target, case.args, case.kwargs)
+        result, records, raised = ctx.user.trace(case.target, case.args, case.kwargs)
     except UserCodeError as exc:
         found = crash(str(exc), ctx.path.name, lines)
         return {"first_divergence": found, "pictures": []} if found else {}
@@ -65,8 +65,10 @@ def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
     if matching or len(cases) == 1:
         case = (matching or cases)[0]
     else:  # a wrong file: the layout it follows furthest
-        case = max(cases, key=lambda c: furthest(analyse(records, c, result, lines, leaves)))
-    trace, divergence = analyse(records, case, result, lines, leaves)
+        case = max(cases, key=lambda c: furthest(analyse(records, c, result, lines, leaves, finished=raised is None)))
+    trace, divergence = analyse(records, case, result, lines, leaves, finished=raised is None)
+    if raised is not None and divergence is None:  # nothing went wrong before the exception: the exception is it
+        divergence = crash(raised, ctx.path.name, lines)
     found = {"first_divergence": divergence, "pictures": weight_pictures(case, result)}
     if rows:
         found["trace"] = trace

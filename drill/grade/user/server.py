@@ -130,10 +130,16 @@ class Server:
         from .trace import TraceMode
 
         recorder = TraceMode(str(self.path.resolve()), inputs)
-        with torch.no_grad(), recorder:
-            result = self.call_user(target, args, kwargs, False)
+        result, raised = None, None
         try:
-            return self.reply((result, recorder.records))
+            with torch.no_grad(), recorder:
+                result = self.call_user(target, args, kwargs, False)
+        except Failed as exc:  # the records up to the exception still show where the values went wrong
+            if exc.kind == "memory":
+                raise
+            raised = str(exc)
+        try:
+            return self.reply((result, recorder.records, raised))
         except (TypeError, ValueError) as exc:
             raise Failed(f"returned something that cannot be checked ({exc})") from None
 
