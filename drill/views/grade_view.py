@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from drill.grade.report import Report
+from drill.views import trace_view
 from drill.views.console import err, out
 
 MARKS = {
@@ -78,13 +79,23 @@ def print_report(report: Report, as_json: bool, lang: str = "en") -> None:
         table.add_row(marks.get(check.status, check.status), check.id, CATEGORY_ZH.get(check.category, check.category) if zh else check.category,
                       escape(check.message))  # fmt: skip
     out.print(table)
+    if report.trace is not None:
+        for line in trace_view.trace_lines(report.trace, lang):
+            out.print(line, overflow="ellipsis", no_wrap=True)
+        if report.first_divergence:
+            out.print(f"[bold red]{escape(trace_view.where(report.first_divergence, lang))}[/]")
+    for picture in report.pictures:
+        for line in trace_view.picture_lines(picture, lang):
+            out.print(line, no_wrap=True)
     if report.diagnosis:
-        lines = []
+        lines = [f"[bold]{escape(trace_view.where(report.first_divergence, lang))}[/]"] if report.first_divergence else []
         for d in report.diagnosis:
             message, fix = d.text(lang)
             lines.append(f"[bold red]{d.code}[/]  {escape(message)}\n   [green]{WORDS['fix'][zh]}[/] {escape(fix)}")
         out.print(Panel("\n".join(lines), title=WORDS["diagnosis"][zh], title_align="left", border_style="red"))
     elif not report.passed:
+        if report.first_divergence and report.trace is None:
+            out.print(f"[bold red]{escape(trace_view.where(report.first_divergence, lang))}[/]")
         out.print(f"[dim]{WORDS['no_code'][zh]}[/]")
     counts = {s: sum(c.status == s for c in report.checks) for s in MARKS}
     summary = ("，" if zh else ", ").join(f"{STATUS_ZH[s]} {n}" if zh else f"{n} {s}" for s, n in counts.items() if n)

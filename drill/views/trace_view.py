@@ -44,7 +44,7 @@ def where(divergence: dict, lang: str) -> str:
     return f"{prefix}: {divergence['message']}"
 
 
-def trace_lines(rows: list[dict], divergence: dict | None, lang: str) -> list[str]:
+def trace_lines(rows: list[dict], lang: str) -> list[str]:
     """One line per run of records on the same source line: number, code, shapes, the match."""
     out = [f"[bold]{t('trace', lang)}[/]"]
     groups: list[list[dict]] = []
