@@ -101,7 +101,7 @@ def resolve_lang(lang: Optional[str]) -> str:
     from drill.lang import LANGS
 
     if lang is not None and lang not in LANGS:
-        raise typer.BadParameter(f"{lang!r} is not one of {', '.join(LANGS)}", param_hint="--lang")
+        raise DrillError(f"--lang: {lang!r} is not one of {', '.join(LANGS)}")  # one line, like every usage error of drill
     _state["lang"] = resolve(lang)
     return _state["lang"]
 

@@ -72,8 +72,8 @@ class Stats:
 
     @property
     def weakest(self) -> list[Accuracy]:
-        """The lowest-accuracy topics with enough attempts to judge, worst first."""
-        judged = [a for a in self.by_topic if a.attempts >= MIN_ATTEMPTS_FOR_WEAKEST]
+        """The lowest-accuracy topics with enough attempts to judge, worst first; a topic with every answer right is not weak."""
+        judged = [a for a in self.by_topic if a.attempts >= MIN_ATTEMPTS_FOR_WEAKEST and a.correct < a.attempts]
         return sorted(judged, key=lambda a: (a.accuracy, -a.attempts, a.key))[:WEAKEST]
 
     def to_json(self) -> dict:

@@ -67,3 +67,9 @@ def test_error_messages_print_user_text_literally():
     result = runner.invoke(app, ["config", "set", "lang", "[/]"])
     assert result.exit_code == 2
     assert "error: config lang: '[/]' must be one of en, zh" in result.stderr
+
+
+def test_an_unknown_language_is_one_line():
+    result = runner.invoke(app, ["quiz", "--lang", "fr"])
+    assert result.exit_code == 2
+    assert result.output.strip() == "error: --lang: 'fr' is not one of en, zh"

@@ -76,7 +76,7 @@ def test_nothing_due_names_the_next_due_date_and_the_weakest_topic(bank):
     assert got["today"] == {"answered": 3, "whiteboard_passed": 0, "goal": 5, "met": False}
     assert got["next_command"] == "drill quiz --topic masks"
     shown = runner.invoke(app, ["today", "--bank", str(bank)]).output
-    assert "nothing now; next " in shown and "masks" in shown
+    assert "nothing now; the next one is due in " in shown and "masks" in shown
 
 
 def test_goal_met_moves_on_to_the_next_whiteboard_task(bank):
@@ -117,7 +117,7 @@ def test_review_with_nothing_due_says_when_the_next_question_is(bank):
     when = datetime.fromisoformat(json.loads(result.output)["next_due"])
     assert when > datetime.now(when.tzinfo)  # Good on a new card: due later, not now
     shown = runner.invoke(app, ["review", "--lang", "zh", "--bank", str(bank)]).output
-    assert "下一题" in shown and when.astimezone().strftime("%Y-%m-%d") in shown
+    assert "下一题" in shown and "后（" in shown and when.astimezone().strftime("%H:%M") in shown
 
 
 def test_a_due_whiteboard_task_comes_right_after_due_questions(bank):
@@ -139,3 +139,12 @@ def test_review_tasks_with_nothing_due():
     result = runner.invoke(app, ["review", "--tasks", "--lang", "zh"])
     assert result.exit_code == 0
     assert "做过一道" in result.output
+
+
+def test_a_topic_with_every_answer_right_is_never_the_weakest(bank):
+    conn = store.connect()
+    with store.transaction(conn):
+        for minutes in (3, 2, 1):
+            add_attempt(conn, datetime.now() - timedelta(minutes=minutes), correct=1, rating=3)
+    assert plan(bank)["weakest_topic"] is None
+    assert json.loads(runner.invoke(app, ["stats", "--json"]).output)["weakest_topics"] == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from rich.cells import cell_len
 
@@ -20,7 +20,7 @@ TEXT = {
     "goal_met": ("met ✔", "已完成 ✔"),
     "due": ("Due", "待复习"),
     "due_value": ("{n} question{s}", "{n} 题"),
-    "due_none": ("nothing now; next {when}", "现在没有；下一题 {when} 到期"),
+    "due_none": ("nothing now; the next one is due {when}", "现在没有；下一题{when}到期"),
     "due_empty": ("nothing yet: answer a few questions first", "还没有：先做几道题"),
     "unseen": ("New", "新题"),
     "unseen_value": ("{n} question{s} you have not seen", "{n} 道没做过的题"),
@@ -33,10 +33,10 @@ TEXT = {
     "tasks_done": ("every task passed", "全部通过"),
     "next": ("Next", "下一步"),
     "help": ("All commands: drill --help", "全部命令：drill --help"),
-    "review_none": ("Nothing is due for review; the next question is due {when}.", "现在没有要复习的题；下一题 {when} 到期。"),
+    "review_none": ("Nothing is due for review; the next question is due {when}.", "现在没有要复习的题；下一题{when}到期。"),
     "review_empty": ("Nothing is due for review yet.", "现在还没有要复习的题。"),
     "review_learn": ("Run `drill quiz` to learn new questions.", "运行 `drill quiz` 学新题。"),
-    "tasks_none": ("No whiteboard task is due; the next one is due {when}.", "现在没有到期的白板题；下一道 {when} 到期。"),
+    "tasks_none": ("No whiteboard task is due; the next one is due {when}.", "现在没有到期的白板题；下一道{when}到期。"),
     "tasks_empty": ("No whiteboard task is due: tasks join the review once you have done one (drill whiteboard).",
                     "现在没有到期的白板题：做过一道（drill whiteboard）之后，白板题才会加入复习。"),
     "tasks_due": ("Whiteboard task{s} due too: {tasks} (drill review --tasks)", "还有到期的白板题：{tasks}（drill review --tasks）"),
@@ -49,8 +49,14 @@ def _t(key: str, lang: str, **values: object) -> str:
     return (zh if lang == "zh" else en).format(s=plural, **values)
 
 
-def _when(moment: datetime) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+def _when(moment: datetime, lang: str = "en") -> str:
+    """``in 10m (14:05)``, or with the date when it is not today: a bare clock time can look past already."""
+    from drill.schedule import interval_text
+
+    local, now = moment.astimezone(), datetime.now().astimezone()
+    clock = local.strftime("%H:%M" if local.date() == now.date() else "%Y-%m-%d %H:%M")
+    left = interval_text(max(local - now, timedelta(0)), lang)
+    return f"{left}后（{clock}）" if lang == "zh" else f"in {left} ({clock})"
 
 
 def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
@@ -68,7 +74,7 @@ def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
     if plan.due_questions:
         rows.append(("due", _t("due_value", lang, n=plan.due_questions)))
     elif plan.next_due:
-        rows.append(("due", _t("due_none", lang, when=_when(plan.next_due))))
+        rows.append(("due", _t("due_none", lang, when=_when(plan.next_due, lang))))
     else:
         rows.append(("due", _t("due_empty", lang)))
     if plan.unseen_questions:
@@ -103,9 +109,9 @@ def print_nothing_due(upcoming: datetime | None, lang: str, as_json: bool, *, ta
                           "answered": 0, "total": 0, "results": []}))  # fmt: skip
         return
     if tasks:
-        out.print(_t("tasks_none", lang, when=_when(upcoming)) if upcoming else _t("tasks_empty", lang), markup=False)
+        out.print(_t("tasks_none", lang, when=_when(upcoming, lang)) if upcoming else _t("tasks_empty", lang), markup=False)
         return
-    out.print(_t("review_none", lang, when=_when(upcoming)) if upcoming else _t("review_empty", lang), markup=False)
+    out.print(_t("review_none", lang, when=_when(upcoming, lang)) if upcoming else _t("review_empty", lang), markup=False)
     if due_tasks:
         print_tasks_due(due_tasks, lang)
     else:

@@ -29,8 +29,8 @@ WORDS: dict[str, tuple[str, str]] = {  # every line a session prints, as a Chine
     "starting": ("starting the grader (imports torch once)...", "正在启动评分器（只加载一次 torch）……"),
     "clock": ("⏱ {clock} left", "⏱ 剩余 {clock}"),
     "passed_all": ("[bold green]PASSED[/] all {total} checks", "[bold green]通过[/] 全部 {total} 项检查"),
-    "passed_warn": ("[bold green]PASSED[/] {ok}/{total} checks, [yellow]{warn} warn[/]", "[bold green]通过[/] {ok}/{total} 项检查，[yellow]{warn} 项警告[/]"),
-    "failed": ("[bold red]FAILED[/] {failing}/{total} checks", "[bold red]未通过[/] {failing}/{total} 项检查失败"),
+    "passed_warn": ("[bold green]PASSED[/] {ok} of {total} checks, [yellow]{warn} warn[/]", "[bold green]通过[/] {total} 项检查中 {ok} 项通过，[yellow]{warn} 项警告[/]"),
+    "failed": ("[bold red]FAILED[/] {failing} of {total} checks failed", "[bold red]未通过[/] {total} 项检查中 {failing} 项失败"),
     "left": ("⏱ {clock} left", "⏱ 剩余 {clock}"),
     "line": ("line {n}", "第 {n} 行"),
     "fix": ("fix:", "改法："),
@@ -51,7 +51,7 @@ WORDS: dict[str, tuple[str, str]] = {  # every line a session prints, as a Chine
     "rated": ("Rated [bold]{rating}[/] ({why}): {task} comes back in {interval}.", "评为[bold]{rating}[/]（{why}）：{interval}后再练 {task}。"),
     "rated_today": ("{task} was already reviewed today: its schedule is unchanged.", "{task} 今天已复习过：复习计划不变。"),
     "why_again": ("not solved", "未解出"),
-    "why_hard": ("{hints} hints, {saves} failing saves", "用了 {hints} 条提示，{saves} 次未通过的保存"),
+    "why_hard": ("{hints} hint{hs}, {saves} failing save{ss}", "用了 {hints} 条提示，{saves} 次未通过的保存"),
     "why_good": ("solved without hints", "未用提示解出"),
     "why_easy": ("solved without hints in a third of the time", "未用提示，三分之一时间内解出"),
 }
@@ -163,7 +163,8 @@ def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> N
         if rating is None:
             out.print(f"[dim]{say('rated_today', lang, task=outcome.task)}[/]")
         else:
-            why = say(RATING_WHY[int(rating)], lang, hints=outcome.hints, saves=outcome.failing_saves)
+            why = say(RATING_WHY[int(rating)], lang, hints=outcome.hints, saves=outcome.failing_saves,
+                      hs="s" * (outcome.hints != 1), ss="s" * (outcome.failing_saves != 1))  # fmt: skip
             out.print(say("rated", lang, rating=t(rating.name, lang), why=why, task=outcome.task, interval=interval_text(interval, lang)))
     if streak_line:
         out.print(f"[dim]{escape(streak_line)}[/]")
