@@ -33,9 +33,9 @@ def through(call, x: torch.Tensor, rows, *, axis: int = 1, others=()) -> torch.T
     return torch.stack(found, dim=-1)
 
 
-def picture(title: str, allowed: torch.Tensor, let_through: torch.Tensor) -> dict:
+def picture(title: str, title_zh: str, allowed: torch.Tensor, let_through: torch.Tensor) -> dict:
     """One [Tq, Tk] picture (cut to MAX_T a side)."""
-    return {"kind": "leak", "title": title, "allowed": allowed[:MAX_T, :MAX_T].tolist(),
+    return {"kind": "leak", "title": title, "title_zh": title_zh, "allowed": allowed[:MAX_T, :MAX_T].tolist(),
             "through": let_through[:MAX_T, :MAX_T].tolist()}  # fmt: skip
 
 

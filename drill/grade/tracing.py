@@ -102,7 +102,7 @@ def weight_pictures(case, result) -> list[dict]:
     if torch.allclose(theirs.double(), expected, atol=1e-6):
         return []
     pick = (0,) * (expected.dim() - 2)
-    return [{"kind": "weights", "title": "attention weights, sample 0, head 0",
+    return [{"kind": "weights", "title": "attention weights, sample 0, head 0", "title_zh": "注意力权重：样本 0，第 0 个头",
              "expected": expected[pick].tolist(), "theirs": theirs[pick].double().nan_to_num(nan=-1.0).tolist()}]  # fmt: skip
 
 
@@ -170,7 +170,7 @@ def module_leaks(task, ctx, failed: set[str], *, mask_arg: bool) -> list[dict]:
         x = torch.randn(1, 8, 12, generator=gen, dtype=torch.float64)
         mask = causal_mask(8) if mask_arg else None
         seen = leak.through(lambda z: task.forward(ctx, built.module, z, mask), x, leak.last_dims)[0]
-        found.append(leak.picture("causal: may query i see key j?", causal_mask(8), seen))
+        found.append(leak.picture("causal: may query i see key j?", "因果掩码：query i 能看到 key j 吗？", causal_mask(8), seen))
     if mask_arg and "mask-leak.padding" in failed:
         lengths, t = (5, 1, 3), 5
         x = torch.randn(3, t, 12, generator=gen, dtype=torch.float64)
@@ -178,5 +178,5 @@ def module_leaks(task, ctx, failed: set[str], *, mask_arg: bool) -> list[dict]:
         seen = leak.through(lambda z: task.forward(ctx, built.module, z, mask), x, leak.last_dims)
         for b, n in enumerate(lengths):
             allowed = (torch.arange(t)[None, :] < n) | torch.eye(t, dtype=torch.bool)  # a padded row still sees itself
-            found.append(leak.picture(f"padding, sample {b} (length {n})", allowed, seen[b]))
+            found.append(leak.picture(f"padding, sample {b} (length {n})", f"padding：样本 {b}（长度 {n}）", allowed, seen[b]))
     return found

@@ -84,11 +84,15 @@ def picture_lines(picture: dict, lang: str) -> list[str]:
     return heat_lines(picture, lang)
 
 
+def title(picture: dict, lang: str) -> str:
+    return picture.get("title_zh", picture["title"]) if lang == "zh" else picture["title"]
+
+
 def leak_lines(picture: dict, lang: str) -> list[str]:
     """The T x T (query, key) matrix: what the contract allows against what the code lets through."""
     allowed, through = picture["allowed"], picture["through"]
     keys = len(allowed[0]) if allowed else 0
-    out = [f"[bold]{escape(picture['title'])}[/]  [dim]{t('query', lang)}[/]",
+    out = [f"[bold]{escape(title(picture, lang))}[/]  [dim]{t('query', lang)}[/]",
            "      " + " ".join(f"{j:>2}" for j in range(keys))]  # fmt: skip
     for i, (row_a, row_t) in enumerate(zip(allowed, through)):
         cells = []
@@ -104,7 +108,7 @@ def heat_lines(picture: dict, lang: str) -> list[str]:
     """Expected and returned attention weights side by side, one shade per cell."""
     expected, theirs = picture["expected"], picture["theirs"]
     width = len(expected[0]) if expected else 0
-    out = [f"[bold]{escape(picture['title'])}[/]",
+    out = [f"[bold]{escape(title(picture, lang))}[/]",
            f"  {t('expected', lang):<{width * 2 + 4}}  {t('theirs', lang)}"]  # fmt: skip
     for i, (row_e, row_t) in enumerate(zip(expected, theirs)):
         left = "".join(shade(x) * 2 for x in row_e)
