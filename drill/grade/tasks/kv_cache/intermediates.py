@@ -1,0 +1,43 @@
+"""What ``drill grade --trace`` compares the user's KVCacheAttention against: the second call (a chunk of 5
+tokens after 6 cached ones), with the cache grown to 11 keys and the mask aligned bottom-right."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from drill.grade.reference import merge_heads, split_heads
+from drill.grade.tasks.kv_cache.task import TASK
+from drill.grade.trace_match import Case
+from drill.grade.tracing import NoTrace, scale_factors
+
+B, H, HD, CACHED, NEW = 2, 3, 4, 6, 5  # 11 keys in all; no two sizes equal
+
+
+def case(ctx) -> Case:
+    built = TASK.build(ctx, H * HD, H, torch.float64)
+    if built.layout is None:
+        raise NoTrace("no recognised projection layout")
+    gen = torch.Generator().manual_seed(7)
+    x = torch.randn(B, CACHED + NEW, H * HD, generator=gen, dtype=torch.float64)
+    prefill, chunk = x[:, :CACHED].contiguous(), x[:, CACHED:].contiguous()
+    ret = ctx.call(built.module, prefill, None)  # the first call, untraced: its cache is what the second one gets
+    if not (isinstance(ret, (tuple, list)) and len(ret) == 2):
+        raise NoTrace("forward(x, cache) did not return (out, cache)")
+    params = built.params(torch.float64)
+    q_all, k_all, v_all = (split_heads(p, H, HD) for p in built.layout.project_qkv(x, params))
+    q = q_all[:, :, CACHED:]
+    total = CACHED + NEW
+    allowed = torch.ones(NEW, total, dtype=torch.bool).tril(diagonal=total - NEW)  # bottom-right: query i sees keys 0..6+i
+    scores = q @ k_all.transpose(-2, -1)
+    scaled = scores / math.sqrt(HD)
+    masked = scaled.masked_fill(~allowed, float("-inf"))
+    weights = torch.softmax(masked, dim=-1)
+    attended = weights @ v_all
+    merged = merge_heads(attended)
+    steps = [("x (new chunk)", chunk), ("q (new tokens)", q), ("k cached", k_all[:, :, :CACHED]), ("v cached", v_all[:, :, :CACHED]),
+             ("k new", k_all[:, :, CACHED:]), ("v new", v_all[:, :, CACHED:]), ("k cached + new", k_all), ("v cached + new", v_all),
+             ("scores", scores), ("scaled", scaled), ("masked (bottom-right)", masked), ("weights", weights),
+             ("weights·v", attended), ("merged heads", merged), ("output", built.layout.project_out(merged, params))]  # fmt: skip
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD))
