@@ -232,10 +232,15 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
             continue
         inherited = max((best[j] for j in r["inputs"] if j >= 0), default=-1)
         later = [(item, _distance(r["tensor"], item[1])) for item in case.intermediates[inherited + 1 :]]
-        fitting = [pair for pair in later if pair[1] < math.inf][:LOOKAHEAD] or later[-1:] or [(case.intermediates[-1], math.inf)]
+        fitting = [pair for pair in later if pair[1] < math.inf][:LOOKAHEAD]
+        if not fitting and inherited >= 0 and _distance(r["tensor"], case.intermediates[inherited][1]) < math.inf:
+            fitting = [(case.intermediates[inherited], 0.0)]  # a step that should change nothing (dropout in eval)
+        if not fitting:
+            sources = sorted({names[best[j]] for j in r["inputs"] if j >= 0 and best[j] >= 0} | (
+                {names[0]} if any(j < 0 for j in r["inputs"]) else set()))
+            return rows, diverge(i, None, f"no step of the reference has this value (shape {r['shape']}), made from "
+                                 + ", ".join(f"`{n}`" for n in sources))
         ahead, distances = [item for item, _ in fitting], [d for _, d in fitting]
-        if inherited >= 0 and all(d == math.inf for d in distances):  # a step that should change nothing (dropout in eval)
-            ahead, distances = [case.intermediates[inherited]], [0.0]
         name, expected = ahead[min(range(len(ahead)), key=lambda a: (distances[a], -a))]
         dead = next((j for j in range(i) if matched[j] is not None and matched[j] > inherited and not users[j]
                      and data[j]), None)  # fmt: skip
