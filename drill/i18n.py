@@ -52,6 +52,17 @@ LABELS: dict[str, tuple[str, str]] = {
 }
 
 
+LABELS["nothing_answered"] = ("Stopped before the first answer: nothing to save.", "在第一题作答前就结束了：没有需要保存的作答。")
+# Question types and session kinds in headers and titles (in English the bank's own words, which commands also use).
+NAMES_ZH = {"open": "问答", "choice": "选择", "numeric": "数值", "shape": "形状",
+            "quiz": "测验", "review": "复习", "mock": "模拟面试", "pitch": "一分钟陈述"}  # fmt: skip
+
+
+def word_label(word: str, lang: str) -> str:
+    """A question type or session kind as shown: ``numeric``, or ``数值`` in Chinese."""
+    return NAMES_ZH.get(word, word) if lang == "zh" else word
+
+
 def t(key: str, lang: str, **values: object) -> str:
     en, zh = LABELS[key]
     return (zh if lang == "zh" else en).format(**values)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -12,7 +13,7 @@ from rich.table import Table
 
 from drill.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
-from drill.i18n import t
+from drill.i18n import t, word_label
 from drill.mathtext import join_cjk, markdown, plain
 from drill.quiz import Result, Summary, rating_buttons
 from drill.views.bank_view import correct_answers
@@ -55,11 +56,11 @@ class QuizView:
         self.console, self.lang, self.interactive = console, lang, interactive
 
     def question(self, n: int, total: int, q, limit: int) -> None:
-        title = f"[bold]{n}/{total}[/]  {q.level} · {q.topic} · {q.type}"
+        title = f"[bold]{n}/{total}[/]  {q.level} · {q.topic} · {word_label(q.type, self.lang)}"
         self._panel(q.prompt.get(self.lang), title=title, subtitle=f"{limit}s", subtitle_align="right")
         if isinstance(q, ChoiceQuestion):
             for i, choice in enumerate(q.choices):
-                self.console.print(f"  [bold]{LETTERS[i]}[/]. {escape(plain(choice.get(self.lang)))}")
+                self.console.print(f"  [bold]{LETTERS[i]}[/]. {_code_spans(escape(plain(choice.get(self.lang))))}")
             if len(q.correct_set) > 1:  # never how many: that would give part of the answer away
                 self.console.print(f"  [dim]({t('select_all', self.lang)})[/]")
         if not self.interactive:
@@ -67,7 +68,7 @@ class QuizView:
 
     def recap(self, n: int, total: int, q) -> None:
         self.console.rule(f"[bold]{n}/{total}[/]  {q.id}", align="left")
-        self._panel(q.prompt.get(self.lang), title=f"{q.level} · {q.topic} · {q.type}")
+        self._panel(q.prompt.get(self.lang), title=f"{q.level} · {q.topic} · {word_label(q.type, self.lang)}")
 
     def feedback(self, result: Result) -> None:
         q, lang = result.question, self.lang
@@ -113,9 +114,12 @@ class QuizView:
 
     def summary(self, summary: Summary, streak: str | None = None, minutes: int | None = None) -> None:
         lang = self.lang
+        if not summary.results and not summary.out_of_time:  # Ctrl-C at the first question: no empty table, no "0 answers saved"
+            self.console.print(f"[yellow]{t('nothing_answered', lang)}[/]")
+            return
         if summary.out_of_time and minutes:
             self.console.print(f"[bold red]{t('mock_over', lang, minutes=minutes, n=len(summary.results))}[/]")
-        table = Table(title=f"{summary.kind} · {len(summary.results)}/{summary.total} {t('answered', lang)}", title_justify="left")
+        table = Table(title=f"{word_label(summary.kind, lang)} · {len(summary.results)}/{summary.total} {t('answered', lang)}", title_justify="left")
         table.add_column("#", justify="right")
         for name in ("question", "level", "result", "time"):
             table.add_column(t(name, lang))
@@ -176,3 +180,8 @@ def summary_dict(summary: Summary, lang: str = "en") -> dict:
 
 def print_json(summary: Summary, lang: str = "en") -> None:
     print(json.dumps(summary_dict(summary, lang), ensure_ascii=False, indent=2))
+
+
+def _code_spans(markup: str) -> str:
+    """A Markdown code span in a choice (`key_padding_mask`) shown as code, not with its backticks."""
+    return re.sub(r"`([^`]+)`", r"[bold cyan]\1[/]", markup)
