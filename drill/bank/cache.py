@@ -24,29 +24,29 @@ class _Entry(msgspec.Struct, gc=False):
     questions: list[Question]
 
 
-def _key(path: Path, stat: os.stat_result) -> str:
-    return f"{__version__}|{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+def _key(real: Path, stat: os.stat_result) -> str:
+    return f"{__version__}|{real}|{stat.st_size}|{stat.st_mtime_ns}"
 
 
-def _entry_path(path: Path) -> Path:
-    resolved = str(path.resolve())
-    return data_home() / "cache" / "banks" / f"{path.stem}-{zlib.crc32(resolved.encode()):08x}.msgpack"
+def _entry_path(real: Path) -> Path:
+    return data_home() / "cache" / "banks" / f"{real.stem}-{zlib.crc32(str(real).encode()):08x}.msgpack"
 
 
-def load(path: Path, stat: os.stat_result) -> list[Question] | None:
+def load(real: Path, stat: os.stat_result) -> list[Question] | None:
+    """The cached questions of the file at ``real`` (its resolved path, resolved once by the caller: it costs a stat per folder)."""
     try:
-        entry = msgspec.msgpack.decode(_entry_path(path).read_bytes(), type=_Entry)
+        entry = msgspec.msgpack.decode(_entry_path(real).read_bytes(), type=_Entry)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return entry.questions if entry.key == _key(path, stat) else None
+    return entry.questions if entry.key == _key(real, stat) else None
 
 
-def save(path: Path, stat: os.stat_result, questions: list[Question]) -> None:
-    target = _entry_path(path)
+def save(real: Path, stat: os.stat_result, questions: list[Question]) -> None:
+    target = _entry_path(real)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(msgspec.msgpack.encode(_Entry(_key(path, stat), questions)))
+        partial.write_bytes(msgspec.msgpack.encode(_Entry(_key(real, stat), questions)))
         os.replace(partial, target)  # readers never see a half-written entry
     except OSError:
         pass

@@ -315,10 +315,10 @@ def _detailed(file: _File, problems: list[str]) -> list[Question | None]:
     return [_convert(file, index, raw, problems) for index, raw in enumerate(_parse(file, problems) or [])]
 
 
-def _load_file(path: Path, problems: list[str], use_cache: bool) -> tuple[_File, list[Question | None]] | None:
+def _load_file(path: Path, real: Path, problems: list[str], use_cache: bool) -> tuple[_File, list[Question | None]] | None:
     """A file's questions (None where invalid): from the cache, the fast path, or the detailed one."""
     stat = path.stat()
-    cached = cache.load(path, stat) if use_cache else None
+    cached = cache.load(real, stat) if use_cache else None
     if cached is not None:
         return _File(path), cached
     raw = _read(path, problems)
@@ -329,7 +329,7 @@ def _load_file(path: Path, problems: list[str], use_cache: bool) -> tuple[_File,
     if questions is None:
         return file, _detailed(file, problems)
     if use_cache:
-        cache.save(path, stat, questions)
+        cache.save(real, stat, questions)
     return file, questions
 
 
@@ -350,10 +350,11 @@ def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False) ->
         if not found:
             problems.append(f"{root}:1: no .yaml files in this folder")
         for path in found:
-            if path.resolve() in seen:
+            real = path.resolve()
+            if real in seen:
                 continue
-            seen.add(path.resolve())
-            loaded = _load_file(path, problems, use_cache)
+            seen.add(real)
+            loaded = _load_file(path, real, problems, use_cache)
             if loaded is None:
                 continue
             file, questions = loaded
