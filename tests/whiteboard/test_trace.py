@@ -244,3 +244,20 @@ def test_correct_grade_json_has_a_null_divergence(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["first_divergence"] is None and report["trace"]
+
+
+def _task_of(path: Path) -> str:
+    """The task a correct fixture is for: the longest task name its file name starts with."""
+    return max((name for name in TASKS if path.stem.startswith(name + "_")), key=len)
+
+
+TRACED = sorted(p.parent.name for p in (Path(__file__).parents[2] / "drill" / "grade" / "tasks").glob("*/intermediates.py"))
+CORRECT_TRACED = [p for p in sorted((Path(__file__).parent / "impls" / "correct").glob("*.py")) if _task_of(p) in TRACED]
+
+
+@pytest.mark.parametrize("path", CORRECT_TRACED, ids=lambda p: p.stem)
+def test_every_correct_fixture_of_a_traced_task_never_diverges(path):
+    found = trace(path, _task_of(path))
+    assert found.get("trace"), "no trace taken"
+    assert found["first_divergence"] is None, found["first_divergence"]
+    assert any(row["match"] == "output" for row in found["trace"])

@@ -14,6 +14,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
 
+from .wire import NAMES  # what the wire carries: a complex step (view_as_complex) is recorded without its values
+
 MAX_RECORDS = 400
 MAX_ELEMENTS = 400_000  # all copies together: the trace input is small, a loop over it is not
 IN_PLACE = {f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "matmul", "pow", "mod", "and", "or", "xor")}
@@ -62,7 +64,7 @@ class TraceMode(TorchFunctionMode):
         used = sorted({self.source[id(t)] for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor) and id(t) in self.source})
         shown = next((t for t in outputs if t.is_floating_point()), outputs[0])
         copy = None
-        if shown.layout == torch.strided and self.elements + shown.numel() <= MAX_ELEMENTS:
+        if shown.layout == torch.strided and shown.dtype in NAMES and self.elements + shown.numel() <= MAX_ELEMENTS:
             with torch._C.DisableTorchFunction():
                 copy = shown.detach().clone()
             self.elements += shown.numel()
