@@ -254,7 +254,7 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
             return rows, diverge(origin, name, f"the mask built here is not the contract's: {message}")
         if how.startswith("yours is ") and " × " in how and r["op"] not in SCALING:  # a scale left out: it belonged upstream
             source = max((j for j in r["inputs"] if j >= 0 and matched[j] is not None), default=None)
-            if source is not None and records[source]["line"] != r["line"]:
+            if source is not None and records[source]["line"] != r["line"] and records[source]["shape"] == r["shape"]:
                 after = names[min(matched[source] + 1, len(names) - 1)]
                 return rows, diverge(source, after, f"`{after}` expected after this line: {how}")
         return rows, diverge(i, name, message)

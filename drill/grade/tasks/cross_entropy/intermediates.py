@@ -1,0 +1,32 @@
+"""What ``drill grade --trace`` compares the user's cross_entropy against: the row max, log-sum-exp, the
+log-probabilities, each target's negative log-likelihood, label smoothing (ε = 0.1), the mask of ignored targets, the mean."""
+
+from __future__ import annotations
+
+import torch
+
+from drill.grade.trace_match import Case
+
+B, T, V, SMOOTHING = 2, 3, 7, 0.1  # 6 rows of 7 classes; two targets ignored
+
+
+def case(ctx) -> Case:
+    gen = torch.Generator().manual_seed(7)
+    logits = 3 * torch.randn(B, T, V, generator=gen, dtype=torch.float64)
+    targets = torch.randint(V, (B, T), generator=gen)
+    targets[0, 1] = targets[1, 2] = -100
+    flat = logits.reshape(-1, V)
+    row_max = flat.amax(-1, keepdim=True)
+    lse = (flat - row_max).exp().sum(-1, keepdim=True).log() + row_max
+    logp = flat - lse
+    valid = targets.reshape(-1) != -100
+    nll = -logp.gather(-1, torch.where(valid, targets.reshape(-1), 0)[:, None]).squeeze(-1)
+    uniform = -logp.mean(-1)
+    kept = ((1 - SMOOTHING) * nll + SMOOTHING * uniform) * valid
+    steps = [("logits", flat), ("row max", row_max), ("logits - max", flat - row_max), ("exp", (flat - row_max).exp()),
+             ("sum of exp", (flat - row_max).exp().sum(-1, keepdim=True)), ("log-sum-exp", lse), ("log-probabilities", logp),
+             ("probabilities", logp.exp()), ("-log p[target]", nll), ("-mean log p (smoothing)", uniform),
+             ("(1 - ε)·nll", (1 - SMOOTHING) * nll), ("ε·smoothing", SMOOTHING * uniform),
+             ("smoothed losses", (1 - SMOOTHING) * nll + SMOOTHING * uniform), ("losses of kept targets", kept),
+             ("sum of losses", kept.sum()), ("output", kept.sum() / valid.sum())]  # fmt: skip
+    return Case(ctx.entry, (logits, targets), steps, kwargs={"label_smoothing": SMOOTHING})
