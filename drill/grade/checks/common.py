@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from drill.grade.checks.compare import expect_shape, first_nonfinite
+from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.context import Context, outcome
 
 
@@ -109,3 +109,27 @@ def mask_forms(b: int, h: int, tq: int, tk: int, gen: torch.Generator, device) -
         ("[B, 1, Tq, Tk] mask", random_mask((b, 1, tq, tk), gen, device)),
         ("[B, H, Tq, Tk] per-head mask", random_mask((b, h, tq, tk), gen, device)),
     ]
+
+
+def gradient_verdict(ctx: Context, base, dtype, user_forward, reference_forward, names="qkv", label: str = ""):
+    """The user's gradients of ``sum(out * seed)`` w.r.t. ``base`` against float64 and same-precision references.
+
+    ``base`` are float64 inputs, cast to ``dtype`` for the user; ``user_forward(*leaves)`` calls the
+    user's code, ``reference_forward(*tensors, precision)`` the reference. The seed is drawn here, in
+    the output's shape, from generator 201, so every task's gradient check reads the same way.
+    """
+    leaves = [t.detach().to(dtype).requires_grad_() for t in base]
+    out = user_forward(*leaves)
+    seed = ctx.randn(*out.shape, gen=ctx.generator(201), dtype=torch.float64)
+    ctx.call(lambda: (out * seed.to(out.dtype)).sum().backward(), watch=False)
+    grads = {}
+    for precision in (torch.float64, dtype):
+        refs = [t.detach().clone().to(precision).requires_grad_() for t in base]
+        (reference_forward(*refs, precision) * seed.to(precision)).sum().backward()
+        grads[precision] = [r.grad for r in refs]
+    pairs = []
+    for name, leaf, exact, same in zip(names, leaves, grads[torch.float64], grads[dtype]):
+        if leaf.grad is None:
+            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
+        pairs.append((f"d{name}{label}", leaf.grad, exact, same))
+    return against_truth(pairs)

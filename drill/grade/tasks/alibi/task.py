@@ -15,7 +15,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import deterministic_check, large_logits_verdict, no_mutation_check
+from drill.grade.checks.common import deterministic_check, gradient_verdict, large_logits_verdict, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 
@@ -125,22 +125,14 @@ def long_sequence_check(ctx: Context):
 
 def gradient_check(ctx: Context, dtype):
     base = qkv(ctx, 2, 6, 9, 8, 6, 200)
-    seed_grad = ctx.randn(2, 6, 9, 6, gen=ctx.generator(201), dtype=torch.float64)
-    leaves = [t.to(dtype).requires_grad_() for t in base]
-    out = run(ctx, *leaves, True)
-    expect_shape(out, seed_grad.shape)
-    ctx.call(lambda: (out * seed_grad.to(out.dtype)).sum().backward(), watch=False)
-    grads = {}
-    for precision in (torch.float64, dtype):
-        refs = [t.detach().clone().to(precision).requires_grad_() for t in base]
-        (reference(*refs, True, dtype=precision) * seed_grad.to(precision)).sum().backward()
-        grads[precision] = [r.grad for r in refs]
-    pairs = []
-    for name, leaf, exact, same in zip("qkv", leaves, grads[torch.float64], grads[dtype]):
-        if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name} (H=6, causal)", leaf.grad, exact, same))
-    return against_truth(pairs)
+    expected = (2, 6, 9, 6)
+
+    def user(*leaves):
+        out = run(ctx, *leaves, True)
+        expect_shape(out, expected)
+        return out
+
+    return gradient_verdict(ctx, base, dtype, user, lambda *t: reference(*t[:3], True, dtype=t[3]), label=" (H=6, causal)")
 
 
 def future_leak_check(ctx: Context):
