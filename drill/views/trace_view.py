@@ -31,6 +31,7 @@ TEXT = {
     "theirs": ("yours", "你的"),
     "shades": ("shades: 0 ' ' ░ ▒ ▓ █ 1", "深浅：0 ' ' ░ ▒ ▓ █ 1"),
     "red": ("red ▪: yours differs by more than 0.001", "红色 ▪：与应为值相差超过 0.001"),
+    "none": ("no trace for this task yet (it declares no reference steps)", "这道题暂不支持逐行追踪（还没有声明参考中间量）"),
 }
 
 
@@ -47,6 +48,8 @@ def where(divergence: dict, lang: str) -> str:
 def trace_lines(rows: list[dict], lang: str) -> list[str]:
     """One line per run of records on the same source line: number, code, shapes, the match."""
     out = [f"[bold]{t('trace', lang)}[/]"]
+    if not rows:
+        return [*out, f"  [dim]{t('none', lang)}[/]"]
     groups: list[list[dict]] = []
     for row in rows:
         if groups and groups[-1][0]["line"] == row["line"]:

@@ -114,3 +114,11 @@ def test_whiteboard_compact_report_names_the_line(tmp_path, drill_home):
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+def test_a_task_without_reference_steps_says_so_instead_of_an_empty_trace():
+    from drill.views import trace_view
+
+    for lang, words in (("en", "no trace for this task yet"), ("zh", "暂不支持逐行追踪")):
+        shown = trace_view.trace_lines([], lang)
+        assert len(shown) == 2 and words in shown[1]
