@@ -37,6 +37,7 @@ class Case:
     exact: bool = False
     all_data: bool = False  # integer inputs carry data too (rope's positions), not only floating ones  # integer and bool steps too (a mask task), compared exactly
     factors: list[tuple[float, str]] = field(default_factory=list)  # (yours / expected, what it means)
+    table: bool = False  # the call takes no tensors (sinusoidal): what arange/zeros make plays the inputs' part
 
 
 def _groups(fine, coarse) -> bool:
@@ -188,9 +189,9 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
             if j >= 0:
                 users[j].append(i)
         from_data = any((leaves[-1 - j] if -1 - j < len(leaves) else False) if j < 0 else data[j] for j in ins)
-        const[i] = all(j >= 0 and const[j] for j in ins)
+        const[i] = not ins if case.table else all(j >= 0 and const[j] for j in ins)
         t = r["tensor"]
-        data[i] = t is not None and (case.exact or bool(from_data and t.is_floating_point()))
+        data[i] = t is not None and (case.exact or bool((from_data or case.table and ins) and t.is_floating_point()))
         inherited = max((best[j] for j in ins if j >= 0), default=-1)
         if data[i]:
             found = [k for k, (_, e) in enumerate(case.intermediates) if matches(t, e)]

@@ -1,0 +1,66 @@
+"""drill grade --trace on the tasks added after the first ones: each task's correct fixtures trace
+clean, and one of its own mutants (drill/grade/tasks/<task>/mutants/) is named at the line of its bug.
+
+The trace runs on the real user side (a forked process), as in a grade.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from drill.grade import remote
+from drill.grade.context import Context
+from drill.grade.tasks import TASKS
+from drill.grade.tracing import run_trace
+
+ROOT = Path(__file__).parents[2]
+TASK_DIR = ROOT / "drill" / "grade" / "tasks"
+CORRECT = Path(__file__).parent / "impls" / "correct"
+
+# (task, mutant file, the text of the line its bug is on, the step the trace expects there)
+MUTANTS = [
+    ("sinusoidal", "sinusoidal-sin-cos-swapped__1.py", "pe[:, 0::2] = torch.cos(pos * div_term)", "output"),
+    ("sinusoidal", "sinusoidal-position-offset__1.py", "torch.arange(1, T + 1", "positions"),
+]
+TASKS_HERE = sorted({m[0] for m in MUTANTS})
+
+
+def trace(path: Path, task: str) -> dict:
+    user = remote.UserProcess(remote.zygote(), timeout=30, device=torch.device("cpu"), memory=None)
+    try:
+        user.load(str(path))
+        ctx = Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
+        return run_trace(task, ctx, rows=True)
+    finally:
+        user.close()
+
+
+def fixtures(task: str) -> list[Path]:
+    return [TASK_DIR / task / "solution.py"] + sorted(CORRECT.glob(f"{task}_*.py"))
+
+
+CLEAN = [(task, path) for task in TASKS_HERE for path in fixtures(task)]
+
+
+@pytest.mark.parametrize("task, path", CLEAN, ids=[f"{t}-{p.parent.name}-{p.stem}" for t, p in CLEAN])
+def test_a_correct_file_traces_clean_and_every_line_names_a_step(task, path):
+    found = trace(path, task)
+    assert found["first_divergence"] is None, found["first_divergence"]
+    data = [row for row in found["trace"] if row["status"] != "aux"]
+    assert data and all(row["status"] in ("match", "feeds") for row in data), found["trace"]
+    for line in {row["line"] for row in data}:
+        assert any(r["match"] for r in data if r["line"] == line), (line, found["trace"])
+    assert data[-1]["match"] == "output"
+
+
+@pytest.mark.parametrize("task, name, text, expected", MUTANTS, ids=[m[1].removesuffix(".py") for m in MUTANTS])
+def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
+    path = TASK_DIR / task / "mutants" / name
+    lines = [n for n, code in enumerate(path.read_text().splitlines(), 1) if text in code]
+    assert len(lines) == 1, (name, text)
+    found = trace(path, task)["first_divergence"]
+    assert found is not None and found["line"] == lines[0], found
+    assert found["expected"] == expected, found
