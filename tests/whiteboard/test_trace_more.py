@@ -24,7 +24,11 @@ CORRECT = Path(__file__).parent / "impls" / "correct"
 MUTANTS = [
     ("sinusoidal", "sinusoidal-sin-cos-swapped__1.py", "pe[:, 0::2] = torch.cos(pos * div_term)", "output"),
     ("sinusoidal", "sinusoidal-position-offset__1.py", "torch.arange(1, T + 1", "positions"),
+    ("flash_decoding", "flash-decoding-merge-unnormalised__1.py", "return (torch.exp(lse", "output"),
+    ("flash_decoding", "flash-decoding-plain-average__1.py", "return sum(partials)", "p·v, chunk 4"),
 ]
+# the fixtures some of whose steps only feed others (keys padded to whole chunks): clean, not every line named
+PARTLY_NAMED = {"flash_decoding_vectorised"}
 TASKS_HERE = sorted({m[0] for m in MUTANTS})
 
 
@@ -51,9 +55,11 @@ def test_a_correct_file_traces_clean_and_every_line_names_a_step(task, path):
     assert found["first_divergence"] is None, found["first_divergence"]
     data = [row for row in found["trace"] if row["status"] != "aux"]
     assert data and all(row["status"] in ("match", "feeds") for row in data), found["trace"]
+    assert any(r["match"] == "output" for r in data)
+    if path.stem in PARTLY_NAMED:
+        return
     for line in {row["line"] for row in data}:
         assert any(r["match"] for r in data if r["line"] == line), (line, found["trace"])
-    assert data[-1]["match"] == "output"
 
 
 @pytest.mark.parametrize("task, name, text, expected", MUTANTS, ids=[m[1].removesuffix(".py") for m in MUTANTS])
