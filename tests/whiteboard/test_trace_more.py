@@ -26,9 +26,11 @@ MUTANTS = [
     ("sinusoidal", "sinusoidal-position-offset__1.py", "torch.arange(1, T + 1", "positions"),
     ("flash_decoding", "flash-decoding-merge-unnormalised__1.py", "return (torch.exp(lse", "output"),
     ("flash_decoding", "flash-decoding-plain-average__1.py", "return sum(partials)", "p·v, chunk 4"),
+    ("paged_attention", "paged-garbage-nan__1.py", "v = v_cache[block_table]", "values of every slot (past the context: 0)"),
+    ("paged_attention", "paged-context-unmasked__1.py", "k, v = k_cache[blocks].flatten(0, 1)", None),
 ]
 # the fixtures some of whose steps only feed others (keys padded to whole chunks): clean, not every line named
-PARTLY_NAMED = {"flash_decoding_vectorised"}
+PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched"}
 TASKS_HERE = sorted({m[0] for m in MUTANTS})
 
 
