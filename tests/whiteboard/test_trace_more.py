@@ -28,9 +28,11 @@ MUTANTS = [
     ("flash_decoding", "flash-decoding-plain-average__1.py", "return sum(partials)", "p·v, chunk 4"),
     ("paged_attention", "paged-garbage-nan__1.py", "v = v_cache[block_table]", "values of every slot (past the context: 0)"),
     ("paged_attention", "paged-context-unmasked__1.py", "k, v = k_cache[blocks].flatten(0, 1)", None),
+    ("linear_attention", "linear-attention-normaliser-missing__1.py", "return torch.einsum(", "output"),
+    ("linear_attention", "linear-attention-eps-ignored__1.py", "return num / (den + 1e-6)", "output"),
 ]
-# the fixtures some of whose steps only feed others (keys padded to whole chunks): clean, not every line named
-PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched"}
+# the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence): clean, not every line named
+PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent"}
 TASKS_HERE = sorted({m[0] for m in MUTANTS})
 
 
