@@ -38,6 +38,7 @@ class Case:
     all_data: bool = False  # integer inputs carry data too (rope's positions), not only floating ones  # integer and bool steps too (a mask task), compared exactly
     factors: list[tuple[float, str]] = field(default_factory=list)  # (yours / expected, what it means)
     table: bool = False  # the call takes no tensors (sinusoidal): what arange/zeros make plays the inputs' part
+    returned: tuple[str, ...] = ()  # the steps a tuple-returning call gives back (dQ, dK, dV): used, though no op reads them
 
 
 def _groups(fine, coarse) -> bool:
@@ -244,7 +245,7 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         ahead, distances = [item for item, _ in fitting], [d for _, d in fitting]
         name, expected = ahead[min(range(len(ahead)), key=lambda a: (distances[a], -a))]
         dead = next((j for j in range(i) if matched[j] is not None and matched[j] > inherited and not users[j]
-                     and data[j]), None)  # fmt: skip
+                     and data[j] and names[matched[j]] not in case.returned), None)  # fmt: skip
         if dead is not None:
             return rows, diverge(dead, names[matched[dead]], f"computes `{names[matched[dead]]}`, but its result is never "
                                  "used (an out-of-place op such as masked_fill returns a new tensor)")  # fmt: skip
