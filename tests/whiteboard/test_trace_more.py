@@ -32,6 +32,7 @@ MUTANTS = [
     ("linear_attention", "linear-attention-eps-ignored__1.py", "return num / (den + 1e-6)", "output"),
     ("attention_backward", "attn-backward-scale-missing__2.py", "return ds @ k * scale, ds.transpose(-2, -1) @ q, dv", "dK"),
     ("attention_backward", "attn-backward-softmax-jacobian__2.py", "ds = p * (1 - p) * dp", ...),
+    ("dpo_loss", "dpo-beta-outside-logsigmoid__1.py", "loss = -beta * F.logsigmoid(logits)", "z = β·margin"),
 ]
 # the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence): clean, not every line named
 PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent"}

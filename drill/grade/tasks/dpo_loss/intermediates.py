@@ -1,0 +1,31 @@
+"""What ``drill grade --trace`` compares the user's dpo_loss against (β = 0.3, so a hard-coded 0.1 shows): the
+policy and reference log-ratios, the margin, β·margin, the per-pair -log σ (by logsigmoid, softplus or the
+stable max/log1p form), the mean, and both rewards."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from drill.grade.trace_match import Case
+
+B, BETA = 5, 0.3
+
+
+def case(ctx) -> Case:
+    gen = torch.Generator().manual_seed(7)
+    pc, pr, rc, rr = (-30 + 5 * torch.randn(B, generator=gen, dtype=torch.float64) for _ in range(4))
+    policy, ref = pc - pr, rc - rr
+    margin = policy - ref
+    z = BETA * margin
+    losses = -F.logsigmoid(z)
+    steps = [("policy_chosen_logps", pc), ("policy_rejected_logps", pr), ("ref_chosen_logps", rc),
+             ("ref_rejected_logps", rr), ("policy log-ratio", policy), ("reference log-ratio", ref),
+             ("chosen log-ratio (policy - reference)", pc - rc), ("rejected log-ratio (policy - reference)", pr - rr),
+             ("margin", margin), ("z = β·margin", z), ("-z", -z), ("exp(-z)", torch.exp(-z)), ("σ(z)", torch.sigmoid(z)),
+             ("log σ(z)", F.logsigmoid(z)), ("max(-z, 0)", (-z).clamp(min=0)), ("min(z, 0)", z.clamp(max=0)), ("-|z|", -z.abs()), ("exp(-|z|)", torch.exp(-z.abs())),
+             ("log(1 + exp(-|z|))", torch.log1p(torch.exp(-z.abs()))), ("-log σ(z), per pair", losses),
+             ("mean log σ(z)", F.logsigmoid(z).mean()), ("sum of losses", losses.sum()), ("output", losses.mean()), ("chosen_rewards", BETA * (pc - rc)),
+             ("rejected_rewards", BETA * (pr - rr))]  # fmt: skip
+    return Case(ctx.entry, (pc, pr, rc, rr), steps, kwargs={"beta": BETA},
+                returned=("output", "chosen_rewards", "rejected_rewards"))
