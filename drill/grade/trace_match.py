@@ -38,6 +38,7 @@ class Case:
     all_data: bool = False  # integer inputs carry data too (rope's positions), not only floating ones  # integer and bool steps too (a mask task), compared exactly
     factors: list[tuple[float, str]] = field(default_factory=list)  # (yours / expected, what it means)
     table: bool = False  # the call takes no tensors (sinusoidal): what arange/zeros make plays the inputs' part
+    integers: bool = False  # integer steps made from the inputs carry data too (quantize's q), compared exactly; bools stay aux
     returned: tuple[str, ...] = ()  # the steps a tuple-returning call gives back (dQ, dK, dV): used, though no op reads them
 
 
@@ -192,7 +193,8 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         from_data = any((leaves[-1 - j] if -1 - j < len(leaves) else False) if j < 0 else data[j] for j in ins)
         const[i] = not ins if case.table else all(j >= 0 and const[j] for j in ins)
         t = r["tensor"]
-        data[i] = t is not None and (case.exact or bool((from_data or case.table and ins) and t.is_floating_point()))
+        numeric = t is not None and (t.is_floating_point() or case.integers and t.dtype != torch.bool)
+        data[i] = t is not None and (case.exact or bool((from_data or case.table and ins) and numeric))
         inherited = max((best[j] for j in ins if j >= 0), default=-1)
         if data[i]:
             found = [k for k, (_, e) in enumerate(case.intermediates) if matches(t, e)]

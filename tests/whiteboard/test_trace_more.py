@@ -33,10 +33,12 @@ MUTANTS = [
     ("attention_backward", "attn-backward-scale-missing__2.py", "return ds @ k * scale, ds.transpose(-2, -1) @ q, dv", "dK"),
     ("attention_backward", "attn-backward-softmax-jacobian__2.py", "ds = p * (1 - p) * dp", ...),
     ("dpo_loss", "dpo-beta-outside-logsigmoid__1.py", "loss = -beta * F.logsigmoid(logits)", "z = β·margin"),
+    ("quantize", "quant-255-not-127__1.py", "/ 255", "scale = absmax / 127"),
+    ("quantize", "quant-truncation__1.py", "q = torch.clamp(w / safe, -127, 127)", "q"),  # an int8 step, compared exactly
 ]
-# the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence): clean, not every line named
-PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent"}
-OUTPUT_STEP = {"attention_backward": "dQ"}  # the step the (first) returned value is named, where not "output"
+# the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence, one row): clean, not every line named
+PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent", "quantize_loop_rows"}
+OUTPUT_STEP = {"attention_backward": "dQ", "quantize": "q"}  # the step the (first) returned value is named, where not "output"
 TASKS_HERE = sorted({m[0] for m in MUTANTS})
 
 
