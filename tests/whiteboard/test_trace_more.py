@@ -35,6 +35,7 @@ MUTANTS = [
     ("dpo_loss", "dpo-beta-outside-logsigmoid__1.py", "loss = -beta * F.logsigmoid(logits)", "z = β·margin"),
     ("quantize", "quant-255-not-127__1.py", "/ 255", "scale = absmax / 127"),
     ("quantize", "quant-truncation__1.py", "q = torch.clamp(w / safe, -127, 127)", "q"),  # an int8 step, compared exactly
+    ("mla", "mla-scale-by-latent__1.py", "math.sqrt(c_kv.size(-1))", "scaled"),
 ]
 # the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence, one row): clean, not every line named
 PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent", "quantize_loop_rows"}
