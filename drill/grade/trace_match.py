@@ -22,6 +22,7 @@ from types import SimpleNamespace
 
 MASKED = -1e4  # a user's fill at or below this, where the reference has -inf, is a mask too (-1e9, finfo.min)
 SCALING = {"div", "mul", "__truediv__", "__mul__", "__rmul__", "true_divide", "multiply", "divide", "div_", "mul_"}
+CONSTRUCTORS = {"zeros_like", "ones_like", "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_full"}
 LOOKAHEAD = 3  # intermediates after the last matched input that a diverging step may have meant
 
 
@@ -194,6 +195,7 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         const[i] = not ins if case.table else all(j >= 0 and const[j] for j in ins)
         t = r["tensor"]
         numeric = t is not None and (t.is_floating_point() or case.integers and t.dtype != torch.bool)
+        numeric = numeric and r["op"] not in CONSTRUCTORS  # zeros_like(x) carries x's shape, not its values
         data[i] = t is not None and (case.exact or bool((from_data or case.table and ins) and numeric))
         inherited = max((best[j] for j in ins if j >= 0), default=-1)
         if data[i]:

@@ -36,9 +36,12 @@ MUTANTS = [
     ("quantize", "quant-255-not-127__1.py", "/ 255", "scale = absmax / 127"),
     ("quantize", "quant-truncation__1.py", "q = torch.clamp(w / safe, -127, 127)", "q"),  # an int8 step, compared exactly
     ("mla", "mla-scale-by-latent__1.py", "math.sqrt(c_kv.size(-1))", "scaled"),
+    ("moe", "moe-weights-not-normalised__2.py", "weights = F.softmax(top_logits, dim=0)", "routing weights"),
+    ("paged_attention", "paged-index-swapped__1.py", "blk, slot = block_table[b, t % bs], t // bs", None),  # it raises there
 ]
-# the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence, one row): clean, not every line named
-PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent", "quantize_loop_rows"}
+# the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence, one row, inside an expert): clean, not every line named
+PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent", "quantize_loop_rows", "moe_dense_mask",
+                "moe_token_loop"}
 OUTPUT_STEP = {"attention_backward": "dQ", "quantize": "q"}  # the step the (first) returned value is named, where not "output"
 TASKS_HERE = sorted({m[0] for m in MUTANTS})
 

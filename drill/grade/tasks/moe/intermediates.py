@@ -1,0 +1,39 @@
+"""What ``drill grade --trace`` compares the user's MoE against: the router logits, the top-k logits, their
+softmax (the routing weights), every expert's output on every token (the user's own experts, called by the
+judge), the weighted sum y; the full softmax, its mean P_i, f_i·P_i and the Switch aux loss."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from drill.grade.tasks.moe.task import build, make_tokens
+from drill.grade.trace_match import Case
+from drill.grade.tracing import NoTrace
+
+SHAPE = (3, 5, 6)  # 15 tokens of d_model 6; 4 experts, top 2, d_ff 8: no two sizes equal
+
+
+def case(ctx) -> Case:
+    built = build(ctx, torch.float64)
+    if not built.ok:
+        raise NoTrace("no router (or gate) nn.Linear and experts ModuleList")
+    x2d = make_tokens(ctx, built, SHAPE[0] * SHAPE[1], offset=7)  # top-k sets that win by a margin
+    outs = built.expert_outputs(ctx, x2d)  # [E, N, d]
+    logits = x2d @ built.router_weight().T
+    top, idx = logits.topk(built.top_k, dim=-1)
+    weights = torch.softmax(top, dim=-1)
+    chosen = outs.permute(1, 0, 2).gather(1, idx[..., None].expand(-1, -1, x2d.shape[-1]))  # [N, k, d]
+    y = (weights[..., None] * chosen).sum(dim=1)
+    probs = torch.softmax(logits, dim=-1)
+    f = F.one_hot(idx[:, 0], built.n_experts).to(x2d.dtype).mean(dim=0)
+    fp = f * probs.mean(dim=0)
+    dense = torch.zeros_like(logits).scatter(-1, idx, weights)  # [N, E]: the weights at the chosen experts, 0 elsewhere
+    steps = [("x (tokens)", x2d), ("router logits", logits), ("top-k logits", top), ("routing weights", weights),
+             ("routing weights over all experts (0 where not chosen)", dense)]
+    steps += [(f"expert {e} on every token", outs[e]) for e in range(built.n_experts)]
+    steps += [("every expert on every token", outs), ("chosen experts' outputs", chosen),
+              ("weight · expert output", weights[..., None] * chosen), ("output", y.reshape(SHAPE)),
+              ("softmax over all experts", probs), ("P_i (mean router probability)", probs.mean(dim=0)),
+              ("f_i·P_i", fp), ("Σ f_i·P_i", fp.sum()), ("aux loss", built.n_experts * fp.sum())]  # fmt: skip
+    return Case(built.module, (x2d.reshape(SHAPE),), steps, returned=("output", "aux loss"))
