@@ -38,6 +38,8 @@ MUTANTS = [
     ("mla", "mla-scale-by-latent__1.py", "math.sqrt(c_kv.size(-1))", "scaled"),
     ("moe", "moe-weights-not-normalised__2.py", "weights = F.softmax(top_logits, dim=0)", "routing weights"),
     ("paged_attention", "paged-index-swapped__1.py", "blk, slot = block_table[b, t % bs], t // bs", None),  # it raises there
+    # alpha is set in __init__ (no torch op): the line named is where the wrong scale meets the tensors
+    ("lora", "lora-scale-alpha__1.py", "return self.base(x) + self.scaling", "(α/r)·B(A(x))"),
 ]
 # the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence, one row, inside an expert): clean, not every line named
 PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent", "quantize_loop_rows", "moe_dense_mask",
