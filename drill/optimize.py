@@ -45,7 +45,7 @@ def countable(logs: dict[str, list[tuple[str, int]]]) -> int:
     """Reviews a day or more after the same question's previous review, within its first 64."""
     total = 0
     for log in logs.values():
-        times = [review._when(stamp) for stamp, _ in log[:MAX_SEQ_LEN]]
+        times = [review.utc(stamp) for stamp, _ in log[:MAX_SEQ_LEN]]
         total += sum(later - earlier >= timedelta(days=1) for earlier, later in zip(times, times[1:]))
     return total
 
@@ -61,7 +61,7 @@ def optimize(conn: sqlite3.Connection) -> Fit:
         raise DrillError(f"--optimize needs fsrs's optimizer ({', '.join(missing)} not installed): {EXTRA}")
     from fsrs import Optimizer, Rating, ReviewLog
 
-    entries = [ReviewLog(card_id=review._card_id(qid), rating=Rating(rating), review_datetime=review._when(stamp), review_duration=None)
+    entries = [ReviewLog(card_id=review.card_id(qid), rating=Rating(rating), review_datetime=review.utc(stamp), review_duration=None)
                for qid, log in logs.items() for stamp, rating in log]  # fmt: skip
     weights = list(Optimizer(entries).compute_optimal_parameters())
     from drill import config

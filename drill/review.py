@@ -51,7 +51,8 @@ def current(conn: sqlite3.Connection) -> Current:
     return _fitted(row[0]) if row else DEFAULT
 
 
-def _when(stamp: str) -> datetime:
+def utc(stamp: str) -> datetime:
+    """A stored ISO time as an aware UTC datetime (naive text is UTC)."""
     moment = datetime.fromisoformat(stamp)
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
@@ -59,7 +60,7 @@ def _when(stamp: str) -> datetime:
 def _moment(stamp) -> datetime | None:
     """A stored time as UTC, or None when it cannot be one (text from a damaged or hand-edited database)."""
     try:
-        return _when(stamp)
+        return utc(stamp)
     except (TypeError, ValueError, OverflowError):
         return None
 
@@ -73,15 +74,16 @@ def _usable(log: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return [(stamp, rating) for stamp, rating in log if (moment := _moment(stamp)) is not None and moment <= horizon]
 
 
-def _card_id(question_id: str) -> int:
-    return int.from_bytes(hashlib.sha256(question_id.encode()).digest()[:6], "big")
+def card_id(key: str) -> int:
+    """A card's stable id, from the question id (or ``task:<id>`` for a whiteboard task)."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:6], "big")
 
 
 def replay(question_id: str, log: list[tuple[str, int]], now: Current = DEFAULT) -> Card:
     """The card after reviewing ``question_id`` with each ``(answered_at, rating)`` of ``log`` in order."""
-    card = Card(card_id=_card_id(question_id), due=_when(log[0][0]) if log else None)
+    card = Card(card_id=card_id(question_id), due=utc(log[0][0]) if log else None)
     for answered_at, rating in log:
-        card, _ = now.scheduler.review_card(card, Rating(rating), review_datetime=_when(answered_at))
+        card, _ = now.scheduler.review_card(card, Rating(rating), review_datetime=utc(answered_at))
     return card
 
 
@@ -127,11 +129,11 @@ def record(conn: sqlite3.Connection, question_id: str, uid: str) -> None:
 def _card_before(conn: sqlite3.Connection, question_id: str, before: str | None, answered_at: str, tag: str) -> Card | None:
     """The card as it stood after the attempt answered at ``before`` (a new one if none), or None if not stored so."""
     if before is None:
-        return Card(card_id=_card_id(question_id), due=_moment(answered_at))
+        return Card(card_id=card_id(question_id), due=_moment(answered_at))
     row = conn.execute("SELECT card, scheduler FROM review_state WHERE question_id = ?", (question_id,)).fetchone()
     try:
         card = Card.from_json(row[0]) if row and row[1] == tag else None
-        return card if card is not None and card.last_review == _when(before) else None
+        return card if card is not None and card.last_review == utc(before) else None
     except (ValueError, KeyError, TypeError, OverflowError):
         return None
 
@@ -145,12 +147,12 @@ def card_before(conn: sqlite3.Connection, question_id: str, uid: str) -> Card:
         (question_id, answered_at, attempt_id),
     ).fetchall()
     usable = _usable(log)
-    return replay(question_id, usable, current(conn)) if usable else Card(card_id=_card_id(question_id), due=_moment(answered_at))
+    return replay(question_id, usable, current(conn)) if usable else Card(card_id=card_id(question_id), due=_moment(answered_at))
 
 
 def next_intervals(conn: sqlite3.Connection, question_id: str, uid: str) -> dict[int, timedelta]:
     """Rating value -> the interval that rating of attempt ``uid`` would give, as Anki shows on its buttons."""
-    answered_at = _when(conn.execute("SELECT answered_at FROM attempts WHERE uid = ?", (uid,)).fetchone()[0])
+    answered_at = utc(conn.execute("SELECT answered_at FROM attempts WHERE uid = ?", (uid,)).fetchone()[0])
     return {int(r): delta for r, delta in preview(current(conn).scheduler, card_before(conn, question_id, uid), answered_at).items()}
 
 
@@ -162,7 +164,7 @@ def _stale(conn: sqlite3.Connection, tag: str) -> list[str]:
     )
     for qid, last, card, scheduler in rows:
         try:
-            fresh = scheduler == tag and Card.from_json(card).last_review == _when(last)
+            fresh = scheduler == tag and Card.from_json(card).last_review == utc(last)
         except (ValueError, KeyError, TypeError, OverflowError):
             fresh = False
         if not fresh:

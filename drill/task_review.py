@@ -14,7 +14,6 @@ not spaced review, and would otherwise push the card out on one afternoon's memo
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import uuid
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from datetime import datetime, timedelta, timezone
 from fsrs import Card, Rating
 
 from drill import schedule, store, streak
+from drill.review import card_id, utc
 
 EASY_FRACTION = 1 / 3
 HARD_AFTER_FAILING_SAVES = 2
@@ -48,13 +48,8 @@ def rate(session: Session) -> Rating:
     return Rating.Easy if session.seconds <= EASY_FRACTION * session.limit_s else Rating.Good
 
 
-def _when(stamp: str) -> datetime:
-    moment = datetime.fromisoformat(stamp)
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
-
-
 def _card_id(task: str) -> int:
-    return int.from_bytes(hashlib.sha256(f"task:{task}".encode()).digest()[:6], "big")
+    return card_id(f"task:{task}")  # never the id of a question's card
 
 
 def record(conn: sqlite3.Connection, session: Session, now: datetime | None = None) -> Rating | None:
@@ -80,7 +75,7 @@ def cards(conn: sqlite3.Connection) -> dict[str, Card]:
     """Every reviewed task's card, replayed from the log (one pass, in time order)."""
     result: dict[str, Card] = {}
     for task, rating, reviewed_at in conn.execute("SELECT task, rating, reviewed_at FROM task_reviews ORDER BY reviewed_at, id"):
-        when = _when(reviewed_at)
+        when = utc(reviewed_at)
         card = result.get(task) or Card(card_id=_card_id(task), due=when)
         result[task], _ = schedule.TASKS.review_card(card, Rating(rating), review_datetime=when)
     return result
