@@ -69,10 +69,10 @@ def test_grade_in_chinese():
     mutant = ROOT / "drill" / "grade" / "tasks" / "sdpa" / "mutants" / "scale-missing__1.py"
     result = CliRunner().invoke(app, ["grade", str(mutant), "--task", "sdpa", "--lang", "zh"], env={"COLUMNS": "200"})
     assert result.exit_code == 1
-    # table rows (3+ rules) hold the judge's evidence; the trace's "第 N 行: ..." line explains the user's code in the
-    # matcher's words (drill.views.trace_view, not yet bilingual): both are content here, not this screen's labels
-    frame = "\n".join(line for line in result.stdout.splitlines() if line.count("│") < 3 and not re.search(r"第 \d+ 行", line))
+    # table rows (3+ rules) hold the judge's evidence: content here, not this screen's labels
+    frame = "\n".join(line for line in result.stdout.splitlines() if line.count("│") < 3)
     assert "诊断" in frame and "改法" in frame and "未通过" in frame
+    assert re.search(r"第 7 行：这一行之后应得到 `scaled`：你的是应为值的 2 倍：没有乘 1/√d", frame), frame
     assert english_in(frame) == [], frame
 
 

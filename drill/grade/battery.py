@@ -162,7 +162,8 @@ def run_battery(
         finish(rules_check(ctx, implementation))
         report.diagnosis = diagnose(report.checks, implementation, ctx)
         if trace or not report.passed:  # one more call: cheap on the trace's small input
-            found = run_trace(spec.name, ctx, rows=trace)
+            failed = frozenset(c.id for c in report.checks if c.status in FAILING)
+            found = run_trace(spec.name, ctx, rows=trace, failed=failed)
             report.trace = found.get("trace", [] if trace else None)
             report.first_divergence = found.get("first_divergence")
             report.pictures = leak_pictures(spec.name, ctx, {c.id for c in report.checks if c.category == "mask-leak"

@@ -2,9 +2,10 @@
 
 A task declares its trace in ``drill/grade/tasks/<task>/intermediates.py``: ``case(ctx)`` returns a
 :class:`drill.grade.trace_match.Case` (what to call on a small fixed float64 input whose sizes are
-pairwise different, and the reference's named intermediates for it). The call runs on the user side
-(drill.grade.user.trace); the matching here. Also drawn from the same call: the attention weights,
-expected vs theirs, when the user returns them and they differ.
+pairwise different, and the reference's named intermediates for it), and optionally ``stress(ctx, failed)``:
+inputs where bugs show that the small one hides. The call runs on the user side (drill.grade.user.trace);
+the matching here. Also drawn from the same call: the attention weights, expected vs theirs, when the
+user returns them and they differ.
 """
 
 from __future__ import annotations
@@ -38,8 +39,13 @@ def declared(task_name: str):
     return importlib.import_module(name) if importlib.util.find_spec(name) else None
 
 
-def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
-    """{"first_divergence": ..., "pictures": [...]} and, with ``rows``, "trace"; {} where there is no trace to take."""
+def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = frozenset()) -> dict:
+    """{"first_divergence": ..., "pictures": [...]} and, with ``rows``, "trace"; {} where there is no trace to take.
+
+    ``failed``: the ids of the grade's failed checks. When the fixed input shows nothing wrong but checks
+    failed, the task's stress inputs (``stress(ctx, failed)`` in its module: large logits, a third call...)
+    are traced too, and the first that diverges is reported, with what is special about its input.
+    """
     module = declared(task_name)
     if module is None:
         return {}
@@ -48,13 +54,42 @@ def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
     except OSError:
         lines = []
     try:
-        cases = module.case(ctx)
-        cases = cases if isinstance(cases, list) else [cases]  # one per accepted layout (rope: interleaved, half)
-        case = cases[0]
+        cases = module.case(ctx)  # may call the user's code untraced first (a cache's first call)
+    except UserCodeError as exc:
+        found = crash(str(exc), ctx.path.name, lines)
+        return {"first_divergence": found, "pictures": [], **({"trace": []} if rows else {})} if found else {}
+    except (NoTrace, Abort, RuntimeError, ValueError, TypeError, IndexError):
+        return {}
+    found = trace_cases(ctx, cases if isinstance(cases, list) else [cases], lines)  # one per accepted layout (rope)
+    if found and found["first_divergence"] is None and failed and hasattr(module, "stress"):
+        try:
+            stressed = module.stress(ctx, set(failed))
+        except (NoTrace, UserCodeError, Abort, RuntimeError, ValueError, TypeError, IndexError):
+            stressed = []
+        for extra in stressed:
+            again = trace_cases(ctx, [extra], lines)
+            divergence = again.get("first_divergence")
+            if divergence is not None:
+                en, zh = extra.label
+                divergence.update(input=en, input_zh=zh, message=f"on {en}: {divergence['message']}",
+                                  message_zh=f"{zh}时：{divergence['message_zh']}")  # fmt: skip
+                found = again
+                break
+    if not found:
+        return {}
+    if not rows:
+        found.pop("trace", None)
+    return found
+
+
+def trace_cases(ctx, cases: list, lines: list[str]) -> dict:
+    """Trace one input (the first case; the others are the same input in another accepted layout)."""
+    case = cases[0]
+    try:
         result, records, raised = ctx.user.trace(case.target, case.args, case.kwargs)
     except UserCodeError as exc:
         found = crash(str(exc), ctx.path.name, lines)
-        return {"first_divergence": found, "pictures": []} if found else {}
+        return {"first_divergence": found, "pictures": [], "trace": []} if found else {}
     except (NoTrace, Abort, RuntimeError, ValueError, TypeError, IndexError):
         return {}
     sent: list[torch.Tensor] = []
@@ -69,10 +104,7 @@ def run_trace(task_name: str, ctx, *, rows: bool) -> dict:
     trace, divergence = analyse(records, case, result, lines, leaves, finished=raised is None)
     if raised is not None and divergence is None:  # nothing went wrong before the exception: the exception is it
         divergence = crash(raised, ctx.path.name, lines)
-    found = {"first_divergence": divergence, "pictures": weight_pictures(case, result)}
-    if rows:
-        found["trace"] = trace
-    return found
+    return {"first_divergence": divergence, "pictures": weight_pictures(case, result), "trace": trace}
 
 
 def furthest(found) -> int:
@@ -88,7 +120,10 @@ def crash(message: str, name: str, lines: list[str]) -> dict | None:
         return None
     line = int(found[-1])
     code = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
-    return {"line": line, "code": code, "expected": None, "message": message.split(" (at ")[0][:300]}
+    text = message.split(" (at ")[0][:300]
+    raised = re.match(r"raised (\w+)(?:: |$)", text)  # Python's own message stays as Python wrote it
+    zh = f"这里抛出了 {raised[1]}" + (f"：{text[raised.end():]}" if text[raised.end():] else "") if raised else f"这里抛出了异常：{text}"
+    return {"line": line, "code": code, "expected": None, "message": text, "message_zh": zh}
 
 
 def weight_pictures(case, result) -> list[dict]:
@@ -137,12 +172,12 @@ def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, 
     return Case(built.module, args, steps, factors=scale_factors(hd, h * hd))
 
 
-def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, str]]:
+def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, str, str]]:
     """What a wrong scale looks like as yours / expected."""
-    found = [(math.sqrt(hd), "never scaled by 1/√d"), (1 / math.sqrt(hd), "divided by d instead of √d"),
-             (1 / hd, "scaled by 1/√d twice")]  # fmt: skip
+    found = [(math.sqrt(hd), "never scaled by 1/√d", "没有乘 1/√d"), (1 / math.sqrt(hd), "divided by d instead of √d", "除以了 d 而不是 √d"),
+             (1 / hd, "scaled by 1/√d twice", "乘了两次 1/√d")]  # fmt: skip
     if d_model:
-        found.append((math.sqrt(hd / d_model), "scaled by 1/√d_model instead of 1/√head_dim"))
+        found.append((math.sqrt(hd / d_model), "scaled by 1/√d_model instead of 1/√head_dim", "缩放用了 1/√d_model，应为 1/√head_dim"))
     return found
 
 

@@ -41,8 +41,9 @@ def t(key: str, lang: str) -> str:
 
 def where(divergence: dict, lang: str) -> str:
     """"line 7: …" (第 7 行：…) for a diagnosis panel or a compact report."""
-    prefix = f"第 {divergence['line']} 行" if lang == "zh" else f"line {divergence['line']}"
-    return f"{prefix}: {divergence['message']}"
+    if lang == "zh":
+        return f"第 {divergence['line']} 行：{divergence.get('message_zh') or divergence['message']}"
+    return f"line {divergence['line']}: {divergence['message']}"
 
 
 def trace_lines(rows: list[dict], lang: str) -> list[str]:
@@ -61,7 +62,7 @@ def trace_lines(rows: list[dict], lang: str) -> list[str]:
         for row in group:
             if row["status"] != "aux" and row["shape"] not in shapes:
                 shapes.append(row["shape"])
-        names = [r["match"] for r in group if r["match"]]
+        names = [(r.get("match_zh") or r["match"]) if lang == "zh" else r["match"] for r in group if r["match"]]
         if any(r["status"] == "diverges" for r in group):
             mark = f"[bold red]✗ {t('wrong', lang)}[/]"
         elif names:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from zh_text import english_words
 
 from drill.grade import remote
 from drill.grade.context import Context
@@ -86,3 +87,4 @@ def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
     found = trace(path, task)["first_divergence"]
     assert found is not None and found["line"] == lines[0], found
     assert expected is ... or found["expected"] == expected, found
+    assert english_words(found["message_zh"]) == [], found["message_zh"]
