@@ -22,7 +22,7 @@ def case(ctx) -> list[Case]:
     i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
     scores = q @ k.transpose(-2, -1)
     scaled = scores / math.sqrt(D)
-    found = []
+    found, zh = [], {"distance": "距离"}
     for distance, sign in (((i - j).abs().double(), -1.0), (j.expand(T, T).double(), 1.0)):
         bias = sign * slopes[:, None, None] * distance
         biased = scaled + bias
@@ -31,5 +31,5 @@ def case(ctx) -> list[Case]:
         steps = [("q", q), ("k", k), ("v", v), ("slopes", slopes), ("distance", distance), ("bias", bias), ("scores", scores),
                  ("scaled", scaled), ("scaled + bias", biased), ("masked", masked), ("weights", weights),
                  ("output", weights @ v)]  # fmt: skip
-        found.append(Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True}, factors=scale_factors(D)))
+        found.append(Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True}, factors=scale_factors(D), zh=zh))
     return found

@@ -34,4 +34,12 @@ def case(ctx) -> Case:
              ("dP∘P", dp * p), ("O = P·V", out), ("dO∘O", d_out * out), ("D = Σ dP∘P = Σ dO∘O", rows),
              ("dP - D", dp - rows), ("dS = P∘(dP - D)", ds), ("dS·scale", ds * scale), ("dQ", ds @ k * scale),
              ("dK", ds.transpose(-2, -1) @ q * scale)]  # fmt: skip
-    return Case(ctx.entry, (q, k, v, d_out, mask), steps, output="dQ", returned=("dQ", "dK", "dV = Pᵀ·dO"), factors=scale_factors(D))
+    return Case(
+        ctx.entry,
+        (q, k, v, d_out, mask),
+        steps,
+        output="dQ",
+        returned=("dQ", "dK", "dV = Pᵀ·dO"),
+        factors=scale_factors(D),
+        zh={"row max": "行最大值"},
+    )

@@ -52,7 +52,9 @@ def case(ctx) -> Case:
              ("attention output", attn_out), ("residual stream after attention", stream1), ("ln2(stream)", normed2),
              ("ffn hidden", hidden), ("ffn activated", activated), ("ffn output", ffn_out),
              ("output", stream1 + ffn_out)]  # fmt: skip
-    return Case(built.module, self_attention_args(ctx, x, None), steps, factors=scale_factors(HD, H * HD))
+    zh = {"merged heads": "合并各头", "attention output": "注意力输出", "residual stream after attention": "注意力后的残差流",
+          "ln2(stream)": "ln2(残差流)", "ffn hidden": "FFN 隐藏层", "ffn activated": "FFN 激活后", "ffn output": "FFN 输出"}  # fmt: skip
+    return Case(built.module, self_attention_args(ctx, x, None), steps, factors=scale_factors(HD, H * HD), zh=zh)
 
 
 def leaks(ctx, failed):

@@ -5,7 +5,9 @@ from drill.grade.tracing import attention_module_case, module_leaks
 
 
 def case(ctx):
-    return attention_module_case(TASK, ctx, mask_arg=False)
+    found = attention_module_case(TASK, ctx, mask_arg=False)
+    found.zh = {"merged heads": "合并各头"}
+    return found
 
 
 def leaks(ctx, failed):

@@ -34,4 +34,6 @@ def case(ctx) -> Case:
     steps = [("x", x), ("context", context), ("q (from x)", q), ("k (from context)", k), ("v (from context)", v),
              ("scores", scores), ("scaled", scaled), ("masked", masked), ("weights", weights), ("weights·v", attended),
              ("merged heads", merged), ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    return Case(built.module, (x, context, mask), steps, factors=scale_factors(HD, H * HD))
+    zh = {"q (from x)": "q（来自 x）", "k (from context)": "k（来自 context）", "v (from context)": "v（来自 context）",
+          "merged heads": "合并各头"}  # fmt: skip
+    return Case(built.module, (x, context, mask), steps, factors=scale_factors(HD, H * HD), zh=zh)

@@ -29,4 +29,7 @@ def case(ctx) -> Case:
              ("(1 - ε)·nll", (1 - SMOOTHING) * nll), ("ε·smoothing", SMOOTHING * uniform),
              ("smoothed losses", (1 - SMOOTHING) * nll + SMOOTHING * uniform), ("losses of kept targets", kept),
              ("sum of losses", kept.sum()), ("output", kept.sum() / valid.sum())]  # fmt: skip
-    return Case(ctx.entry, (logits, targets), steps, kwargs={"label_smoothing": SMOOTHING})
+    zh = {"row max": "行最大值", "sum of exp": "exp 之和", "log-probabilities": "对数概率", "probabilities": "概率",
+          "-log p[target]": "目标类的 -log p", "-mean log p (smoothing)": "-mean log p（平滑项）", "ε·smoothing": "ε·平滑项",
+          "smoothed losses": "平滑后的损失", "losses of kept targets": "有效目标的损失", "sum of losses": "损失之和"}  # fmt: skip
+    return Case(ctx.entry, (logits, targets), steps, kwargs={"label_smoothing": SMOOTHING}, zh=zh)

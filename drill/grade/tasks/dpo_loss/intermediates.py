@@ -27,5 +27,15 @@ def case(ctx) -> Case:
              ("log(1 + exp(-|z|))", torch.log1p(torch.exp(-z.abs()))), ("-log σ(z), per pair", losses),
              ("mean log σ(z)", F.logsigmoid(z).mean()), ("sum of losses", losses.sum()), ("output", losses.mean()), ("chosen_rewards", BETA * (pc - rc)),
              ("rejected_rewards", BETA * (pr - rr))]  # fmt: skip
-    return Case(ctx.entry, (pc, pr, rc, rr), steps, kwargs={"beta": BETA},
-                returned=("output", "chosen_rewards", "rejected_rewards"))
+    zh = {"policy log-ratio": "策略模型的对数比", "reference log-ratio": "参考模型的对数比",
+          "chosen log-ratio (policy - reference)": "chosen 的对数比（策略 - 参考）",
+          "rejected log-ratio (policy - reference)": "rejected 的对数比（策略 - 参考）", "-log σ(z), per pair": "每对的 -log σ(z)",
+          "mean log σ(z)": "log σ(z) 的均值", "sum of losses": "损失之和"}  # fmt: skip
+    return Case(
+        ctx.entry,
+        (pc, pr, rc, rr),
+        steps,
+        kwargs={"beta": BETA},
+        returned=("output", "chosen_rewards", "rejected_rewards"),
+        zh=zh,
+    )

@@ -20,7 +20,7 @@ def case(ctx) -> Case:
     m = torch.full((B, H, TQ, 1), float("-inf"), dtype=torch.float64)
     l = torch.zeros(B, H, TQ, 1, dtype=torch.float64)
     acc = torch.zeros(B, H, TQ, DV, dtype=torch.float64)
-    steps = [("q", q), ("k", k), ("v", v)]
+    steps, zh = [("q", q), ("k", k), ("v", v)], {}
     for n, start in enumerate(range(0, TK, BLOCK), 1):
         kb, vb = k[..., start : start + BLOCK, :], v[..., start : start + BLOCK, :]
         raw = q @ kb.transpose(-2, -1)
@@ -37,5 +37,10 @@ def case(ctx) -> Case:
                   (f"masked, block {n}", masked), (f"block max {n}", masked.amax(-1, keepdim=True)),
                   (f"running max after block {n}", new_m), (f"correction, block {n}", correction), (f"p, block {n}", p),
                   (f"running sum after block {n}", l), (f"accumulator after block {n}", acc)]  # fmt: skip
+        zh |= {f"k block {n}": f"第 {n} 块的 k", f"v block {n}": f"第 {n} 块的 v", f"scores, block {n}": f"第 {n} 块的 scores",
+               f"scaled, block {n}": f"第 {n} 块的 scaled", f"masked, block {n}": f"第 {n} 块的 masked",
+               f"block max {n}": f"第 {n} 块的最大值", f"running max after block {n}": f"第 {n} 块后的累计最大值",
+               f"correction, block {n}": f"第 {n} 块的修正因子", f"p, block {n}": f"第 {n} 块的 p",
+               f"running sum after block {n}": f"第 {n} 块后的累计和", f"accumulator after block {n}": f"第 {n} 块后的累加器"}  # fmt: skip
     steps.append(("output", acc / l))
-    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "block_size": BLOCK}, factors=scale_factors(D))
+    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "block_size": BLOCK}, factors=scale_factors(D), zh=zh)

@@ -19,7 +19,7 @@ def case(ctx) -> Case:
     gen = torch.Generator().manual_seed(7)
     q, k, v = (torch.randn(B, H, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (TK, D), (TK, DV)))
     size = -(-TK // N_SPLITS)
-    steps = [("q", q), ("k", k), ("v", v)]
+    steps, zh = [("q", q), ("k", k), ("v", v)], {}
     padded, outs, lses = [], [], []
     for n, start in enumerate(range(0, TK, size), 1):
         kc, vc = k[..., start : start + size, :], v[..., start : start + size, :]
@@ -37,6 +37,12 @@ def case(ctx) -> Case:
                   (f"max, chunk {n}", m), (f"scaled - max, chunk {n}", scaled - m), (f"p, chunk {n}", p),
                   (f"sum of p, chunk {n}", total), (f"p·v, chunk {n}", p @ vc), (f"partial output, chunk {n}", out),
                   (f"log(sum), chunk {n}", total.log()), (f"log-sum-exp, chunk {n}", lse)]  # fmt: skip
+        zh |= {f"k chunk {n}": f"第 {n} 块的 k", f"v chunk {n}": f"第 {n} 块的 v", f"scores, chunk {n}": f"第 {n} 块的 scores",
+               f"scaled, chunk {n}": f"第 {n} 块的 scaled", f"max, chunk {n}": f"第 {n} 块的最大值",
+               f"scaled - max, chunk {n}": f"第 {n} 块的 scaled - max", f"p, chunk {n}": f"第 {n} 块的 p",
+               f"sum of p, chunk {n}": f"第 {n} 块的 p 之和", f"p·v, chunk {n}": f"第 {n} 块的 p·v",
+               f"partial output, chunk {n}": f"第 {n} 块的部分输出", f"log(sum), chunk {n}": f"第 {n} 块的 log(sum)",
+               f"log-sum-exp, chunk {n}": f"第 {n} 块的 log-sum-exp"}  # fmt: skip
     scores_all = torch.stack(padded)  # [n, B, H, Tq, chunk]
     lse_all, out_all = torch.stack(lses), torch.stack(outs)  # [n, B, H, Tq, 1], [n, B, H, Tq, Dv]
     top = lse_all.amax(0)
@@ -51,4 +57,11 @@ def case(ctx) -> Case:
               ("sum of merge weights", weights.sum(0)), ("log-sum-exp of all keys", full),
               ("log merge weights", lse_all - full), ("merge weights", merged), ("normalised weighted partials", merged * out_all),
               ("output", (merged * out_all).sum(0))]  # fmt: skip
-    return Case(ctx.entry, (q, k, v, N_SPLITS), steps, factors=scale_factors(D))
+    zh |= {"scaled scores of every chunk (padded with -inf)": "各块缩放后的 scores（以 -inf 补齐）",
+           "p of every chunk, normalised in the chunk": "各块的 p（块内归一化）", "log-sum-exps of the chunks": "各块的 log-sum-exp",
+           "partial outputs of the chunks": "各块的部分输出", "max log-sum-exp": "log-sum-exp 的最大值",
+           "merge weights (unnormalised)": "合并权重（未归一化）", "weighted partials": "加权后的部分输出",
+           "sum of weighted partials": "加权部分输出之和", "sum of merge weights": "合并权重之和",
+           "log-sum-exp of all keys": "全部 key 的 log-sum-exp", "log merge weights": "合并权重的对数", "merge weights": "合并权重",
+           "normalised weighted partials": "归一化后的加权部分输出"}  # fmt: skip
+    return Case(ctx.entry, (q, k, v, N_SPLITS), steps, factors=scale_factors(D), zh=zh)

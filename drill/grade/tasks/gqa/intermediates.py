@@ -38,7 +38,9 @@ def case(ctx) -> Case:
              ("v shared per query head", v_shared), ("scores", scores), ("scaled", scaled), ("masked", masked),
              ("weights", weights), ("weights·v", attended), ("merged heads", merged),
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    return Case(built.module, self_attention_args(ctx, x, mask), steps, factors=scale_factors(HD, H * HD))
+    zh = {"k (kv heads)": "k（kv 头）", "v (kv heads)": "v（kv 头）", "k shared per query head": "复制到每个 query 头的 k",
+          "v shared per query head": "复制到每个 query 头的 v", "merged heads": "合并各头"}  # fmt: skip
+    return Case(built.module, self_attention_args(ctx, x, mask), steps, factors=scale_factors(HD, H * HD), zh=zh)
 
 
 def leaks(ctx, failed):

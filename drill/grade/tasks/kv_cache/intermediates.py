@@ -40,4 +40,7 @@ def case(ctx) -> Case:
              ("k new", k_all[:, :, CACHED:]), ("v new", v_all[:, :, CACHED:]), ("k cached + new", k_all), ("v cached + new", v_all),
              ("scores", scores), ("scaled", scaled), ("masked (bottom-right)", masked), ("weights", weights),
              ("weights·v", attended), ("merged heads", merged), ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD))
+    zh = {"x (new chunk)": "x（新的一段 token）", "q (new tokens)": "q（新 token）", "k cached": "缓存的 k", "v cached": "缓存的 v",
+          "k new": "新的 k", "v new": "新的 v", "k cached + new": "k（缓存 + 新）", "v cached + new": "v（缓存 + 新）",
+          "masked (bottom-right)": "masked（右下对齐）", "merged heads": "合并各头"}  # fmt: skip
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), zh=zh)

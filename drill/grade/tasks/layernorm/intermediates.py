@@ -23,4 +23,6 @@ def case(ctx) -> Case:
              ("squared deviations", centred * centred), ("variance (biased)", var), ("variance + eps", var + EPS),
              ("std", (var + EPS).sqrt()), ("1/std", rstd), ("normalised", normed), ("normalised · weight", normed * weight),
              ("output", normed * weight + bias)]  # fmt: skip
-    return Case(ctx.entry, (x, weight, bias), steps, kwargs={"eps": EPS})
+    zh = {"mean": "均值", "centred": "中心化后", "squared deviations": "偏差的平方", "variance (biased)": "方差（有偏）",
+          "variance + eps": "方差 + eps", "normalised": "归一化后", "normalised · weight": "归一化后 · weight"}  # fmt: skip
+    return Case(ctx.entry, (x, weight, bias), steps, kwargs={"eps": EPS}, zh=zh)

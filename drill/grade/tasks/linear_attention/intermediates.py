@@ -25,4 +25,6 @@ def case(ctx) -> Case:
              ("φ(k) = elu(k) + 1", fk), ("φ(k_j) v_jᵀ", outer), ("S_i = Σ_{j≤i} φ(k_j) v_jᵀ", state),
              ("z_i = Σ_{j≤i} φ(k_j)", z), ("numerator φ(q_i)·S_i", num), ("φ(q_i) * z_i", fq * z),
              ("denominator φ(q_i)·z_i", den), ("denominator + eps", den + EPS), ("output", num / (den + EPS))]  # fmt: skip
-    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "eps": EPS})
+    zh = {"numerator φ(q_i)·S_i": "分子 φ(q_i)·S_i", "denominator φ(q_i)·z_i": "分母 φ(q_i)·z_i",
+          "denominator + eps": "分母 + eps"}  # fmt: skip
+    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "eps": EPS}, zh=zh)

@@ -45,4 +45,7 @@ def case(ctx) -> Case:
              ("masked (bottom-right)", masked), ("weights", weights),
              ("weights·c_kv (absorbed)", weights @ latents[:, None]), ("weights·v", attended), ("merged heads", merged),
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), returned=("c_kv cached + new",))
+    zh = {"x (new chunk)": "x（新的一段 token）", "c_kv cached": "缓存的 c_kv", "c_kv new = W_dkv x": "新的 c_kv = W_dkv x",
+          "c_kv cached + new": "c_kv（缓存 + 新）", "q·W_uk (absorbed into the latent)": "q·W_uk（吸收到潜空间）",
+          "masked (bottom-right)": "masked（右下对齐）", "weights·c_kv (absorbed)": "weights·c_kv（吸收形式）", "merged heads": "合并各头"}  # fmt: skip
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), returned=("c_kv cached + new",), zh=zh)

@@ -30,10 +30,16 @@ def case(ctx) -> Case:
     fp = f * probs.mean(dim=0)
     dense = torch.zeros_like(logits).scatter(-1, idx, weights)  # [N, E]: the weights at the chosen experts, 0 elsewhere
     steps = [("x (tokens)", x2d), ("router logits", logits), ("top-k logits", top), ("routing weights", weights),
-             ("routing weights over all experts (0 where not chosen)", dense)]
+             ("routing weights over all experts (0 where not chosen)", dense)]  # fmt: skip
     steps += [(f"expert {e} on every token", outs[e]) for e in range(built.n_experts)]
     steps += [("every expert on every token", outs), ("chosen experts' outputs", chosen),
               ("weight · expert output", weights[..., None] * chosen), ("output", y.reshape(SHAPE)),
               ("softmax over all experts", probs), ("P_i (mean router probability)", probs.mean(dim=0)),
               ("f_i·P_i", fp), ("Σ f_i·P_i", fp.sum()), ("aux loss", built.n_experts * fp.sum())]  # fmt: skip
-    return Case(built.module, (x2d.reshape(SHAPE),), steps, returned=("output", "aux loss"))
+    zh = {"x (tokens)": "x（各 token）", "router logits": "路由 logits", "top-k logits": "top-k 的 logits", "routing weights": "路由权重",
+          "routing weights over all experts (0 where not chosen)": "全体专家上的路由权重（未选中处为 0）",
+          "every expert on every token": "每个专家在每个 token 上的输出", "chosen experts' outputs": "选中专家的输出",
+          "weight · expert output": "权重 · 专家输出", "softmax over all experts": "全体专家上的 softmax",
+          "P_i (mean router probability)": "P_i（平均路由概率）", "aux loss": "辅助损失"}  # fmt: skip
+    zh |= {f"expert {e} on every token": f"专家 {e} 在每个 token 上的输出" for e in range(built.n_experts)}
+    return Case(built.module, (x2d.reshape(SHAPE),), steps, returned=("output", "aux loss"), zh=zh)

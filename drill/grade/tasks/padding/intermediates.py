@@ -17,4 +17,5 @@ def case(ctx) -> Case:
     padded = real[:, None, None, :].expand(-1, 1, T, T)
     steps = [("lengths", lengths), ("positions", positions), ("real keys", real), ("causal", causal),
              ("padding mask", padded), ("output", padded & causal)]  # fmt: skip
-    return Case(ctx.entry, (lengths, T), steps, kwargs={"causal": True}, exact=True)
+    zh = {"real keys": "有效 key（非 padding）", "causal": "因果掩码", "padding mask": "padding 掩码"}
+    return Case(ctx.entry, (lengths, T), steps, kwargs={"causal": True}, exact=True, zh=zh)

@@ -25,7 +25,7 @@ def case(ctx) -> Case:
         t = torch.arange(n)
         for cache in (k_cache, v_cache):
             cache[table[b, t // BLOCK].long(), t % BLOCK] = torch.randn(n, H, D, generator=gen, dtype=torch.float64)
-    steps, outs = [("q", q), ("k_cache", k_cache), ("v_cache", v_cache)], []
+    steps, outs, zh = [("q", q), ("k_cache", k_cache), ("v_cache", v_cache)], [], {}
     for b, n in enumerate(LENS):
         t = torch.arange(n)
         keys, values = k_cache[table[b, t // BLOCK].long(), t % BLOCK], v_cache[table[b, t // BLOCK].long(), t % BLOCK]
@@ -35,6 +35,9 @@ def case(ctx) -> Case:
         steps += [(f"keys of sequence {b}", keys), (f"values of sequence {b}", values), (f"scores of sequence {b}", scores),
                   (f"scaled, sequence {b}", scores / math.sqrt(D)), (f"weights of sequence {b}", weights),
                   (f"output of sequence {b}", outs[-1])]  # fmt: skip
+        zh |= {f"keys of sequence {b}": f"序列 {b} 的 key", f"values of sequence {b}": f"序列 {b} 的 value",
+               f"scores of sequence {b}": f"序列 {b} 的 scores", f"scaled, sequence {b}": f"序列 {b} 的 scaled",
+               f"weights of sequence {b}": f"序列 {b} 的 weights", f"output of sequence {b}": f"序列 {b} 的输出"}  # fmt: skip
     pad = len(TABLE[0]) * BLOCK
     valid = torch.arange(pad)[None, :] < lens[:, None]  # [B, T]
     full_values = torch.where(valid[:, :, None, None], v_cache[table.long()].reshape(B, pad, H, D), 0.0)
@@ -44,4 +47,6 @@ def case(ctx) -> Case:
     steps += [("scaled scores of every slot (past the context: -inf)", scaled),
               ("weights of every slot", torch.softmax(scaled, -1)), ("values of every slot (past the context: 0)", full_values),
               ("output", torch.stack(outs))]  # fmt: skip
-    return Case(ctx.entry, (q, k_cache, v_cache, table, lens), steps, factors=scale_factors(D))
+    zh |= {"scaled scores of every slot (past the context: -inf)": "所有槽位缩放后的 scores（超出上下文处为 -inf）",
+           "weights of every slot": "所有槽位的 weights", "values of every slot (past the context: 0)": "所有槽位的 value（超出上下文处为 0）"}  # fmt: skip
+    return Case(ctx.entry, (q, k_cache, v_cache, table, lens), steps, factors=scale_factors(D), zh=zh)

@@ -23,4 +23,6 @@ def case(ctx) -> Case:
     steps = [("w", w), ("|w|", w.abs()), ("row absmax", absmax), ("scale = absmax / 127", scale),
              ("safe scale (1 on an all-zero row)", safe), ("w / scale", w / safe),
              ("round(w / scale)", rounded), ("clamped to [-127, 127]", clamped), ("q", clamped.to(torch.int8))]  # fmt: skip
-    return Case(ctx.entry, (w,), steps, output="q", integers=True, returned=("q", "scale = absmax / 127"))
+    zh = {"row absmax": "每行的 absmax", "safe scale (1 on an all-zero row)": "安全的 scale（全零行取 1）",
+          "clamped to [-127, 127]": "裁剪到 [-127, 127]"}  # fmt: skip
+    return Case(ctx.entry, (w,), steps, output="q", integers=True, returned=("q", "scale = absmax / 127"), zh=zh)

@@ -19,4 +19,5 @@ def case(ctx) -> Case:
     normed = x * inv
     steps = [("x", x), ("weight", weight), ("x²", square), ("mean of x²", mean_square), ("mean of x² + eps", mean_square + EPS),
              ("rms", (mean_square + EPS).sqrt()), ("1/rms", inv), ("normalised", normed), ("output", normed * weight)]  # fmt: skip
-    return Case(ctx.entry, (x, weight), steps, kwargs={"eps": EPS})
+    zh = {"mean of x²": "x² 的均值", "mean of x² + eps": "x² 的均值 + eps", "normalised": "归一化后"}
+    return Case(ctx.entry, (x, weight), steps, kwargs={"eps": EPS}, zh=zh)

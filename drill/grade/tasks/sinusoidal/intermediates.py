@@ -22,4 +22,6 @@ def case(ctx) -> Case:
              ("-2i/d", -two_i / D), ("-2i·ln(base)/d", -two_i * math.log(BASE) / D), ("base^(2i/d)", BASE ** (two_i / D)),
              ("frequencies base^(-2i/d)", freqs), ("angles t·freq", angles), ("sin(angles)", angles.sin()),
              ("cos(angles)", angles.cos()), ("output", torch.stack((angles.sin(), angles.cos()), -1).flatten(-2))]  # fmt: skip
-    return Case(ctx.entry, (T, D), steps, table=True)
+    zh = {"frequencies base^(-2i/d)": "频率 base^(-2i/d)", "angles t·freq": "角度 t·freq", "sin(angles)": "sin(角度)",
+          "cos(angles)": "cos(角度)"}  # fmt: skip
+    return Case(ctx.entry, (T, D), steps, table=True, zh=zh)

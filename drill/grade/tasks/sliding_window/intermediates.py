@@ -23,4 +23,5 @@ def case(ctx) -> Case:
     weights = torch.softmax(masked, dim=-1)
     steps = [("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked (causal band)", masked),
              ("weights", weights), ("output", weights @ v)]  # fmt: skip
-    return Case(ctx.entry, (q, k, v, WINDOW), steps, factors=scale_factors(D))
+    zh = {"masked (causal band)": "masked（因果滑动窗口）"}
+    return Case(ctx.entry, (q, k, v, WINDOW), steps, factors=scale_factors(D), zh=zh)

@@ -17,4 +17,4 @@ def case(ctx) -> Case:
     total = e.sum(-1, keepdim=True)
     steps = [("x", x), ("row max", row_max), ("x - max", shifted), ("exp(x - max)", e), ("sum of exp", total),
              ("output", e / total)]  # fmt: skip
-    return Case(ctx.entry, (x,), steps, kwargs={"dim": -1})
+    return Case(ctx.entry, (x,), steps, kwargs={"dim": -1}, zh={"row max": "行最大值", "sum of exp": "exp 之和"})
