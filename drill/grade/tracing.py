@@ -149,7 +149,7 @@ def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, 
     """The trace of a self-attention module (mha, causal): intermediates from the user's own weights."""
     from drill.grade.checks.module import self_attention_args
     from drill.grade.reference import causal_mask, merge_heads, split_heads
-    from drill.grade.trace_match import Case
+    from drill.grade.trace_match import PAIRS, Case
 
     built = task.build(ctx, h * hd, h, torch.float64)
     if built.layout is None:
@@ -169,7 +169,7 @@ def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, 
              ("weights", weights), ("weights·v", attended), ("merged heads", merged),
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
     args = self_attention_args(ctx, x, mask if mask_arg else None)
-    return Case(built.module, args, steps, factors=scale_factors(hd, h * hd))
+    return Case(built.module, args, steps, factors=scale_factors(hd, h * hd), unit=PAIRS, zh={"merged heads": "合并各头"})
 
 
 def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, str, str]]:

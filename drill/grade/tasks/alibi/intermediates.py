@@ -9,7 +9,7 @@ import math
 import torch
 
 from drill.grade.tasks.alibi.task import alibi_slopes
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
 
 B, H, T, D = 2, 3, 5, 4  # 3 heads: not a power of two; no two sizes equal
@@ -31,5 +31,5 @@ def case(ctx) -> list[Case]:
         steps = [("q", q), ("k", k), ("v", v), ("slopes", slopes), ("distance", distance), ("bias", bias), ("scores", scores),
                  ("scaled", scaled), ("scaled + bias", biased), ("masked", masked), ("weights", weights),
                  ("output", weights @ v)]  # fmt: skip
-        found.append(Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True}, factors=scale_factors(D), zh=zh))
+        found.append(Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True}, factors=scale_factors(D), unit=PAIRS, zh=zh))
     return found

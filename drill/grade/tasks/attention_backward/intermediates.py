@@ -9,7 +9,7 @@ import math
 
 import torch
 
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import fixed_mask, scale_factors
 
 B, H, TQ, TK, D, DV = 2, 3, 5, 7, 4, 6  # no two sizes equal, so a transposition cannot hide
@@ -40,6 +40,6 @@ def case(ctx) -> Case:
         steps,
         output="dQ",
         returned=("dQ", "dK", "dV = Pᵀ·dO"),
-        factors=scale_factors(D),
+        factors=scale_factors(D), unit=PAIRS,
         zh={"row max": "行最大值"},
     )

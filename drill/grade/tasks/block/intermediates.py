@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from drill.grade.checks.module import self_attention_args
 from drill.grade.reference import causal_mask, merge_heads, split_heads
 from drill.grade.tasks.block.task import ACTIVATIONS, TASK
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, module_leaks, scale_factors
 
 B, T, H, HD = 2, 5, 3, 4  # d_model 12, d_ff 20: no two sizes equal
@@ -54,7 +54,7 @@ def case(ctx) -> Case:
              ("output", stream1 + ffn_out)]  # fmt: skip
     zh = {"merged heads": "合并各头", "attention output": "注意力输出", "residual stream after attention": "注意力后的残差流",
           "ln2(stream)": "ln2(残差流)", "ffn hidden": "FFN 隐藏层", "ffn activated": "FFN 激活后", "ffn output": "FFN 输出"}  # fmt: skip
-    return Case(built.module, self_attention_args(ctx, x, None), steps, factors=scale_factors(HD, H * HD), zh=zh)
+    return Case(built.module, self_attention_args(ctx, x, None), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)
 
 
 def leaks(ctx, failed):

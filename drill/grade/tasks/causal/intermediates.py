@@ -5,9 +5,7 @@ from drill.grade.tracing import attention_module_case, module_leaks
 
 
 def case(ctx):
-    found = attention_module_case(TASK, ctx, mask_arg=False)
-    found.zh = {"merged heads": "合并各头"}
-    return found
+    return attention_module_case(TASK, ctx, mask_arg=False)
 
 
 def leaks(ctx, failed):

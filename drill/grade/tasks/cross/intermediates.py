@@ -9,7 +9,7 @@ import torch
 
 from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.cross.task import TASK
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, fixed_mask, scale_factors
 
 B, TQ, TK, H, HD = 2, 5, 7, 3, 4  # no two sizes equal: a query/key mix-up shows as a shape
@@ -36,4 +36,4 @@ def case(ctx) -> Case:
              ("merged heads", merged), ("output", built.layout.project_out(merged, params))]  # fmt: skip
     zh = {"q (from x)": "q（来自 x）", "k (from context)": "k（来自 context）", "v (from context)": "v（来自 context）",
           "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, (x, context, mask), steps, factors=scale_factors(HD, H * HD), zh=zh)
+    return Case(built.module, (x, context, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)

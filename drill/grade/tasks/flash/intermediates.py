@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
 
 B, H, TQ, TK, D, DV, BLOCK = 2, 3, 15, 15, 4, 6, 7  # blocks of 7, 7 and 1; Tq = Tk, where every causal alignment agrees
@@ -43,4 +43,4 @@ def case(ctx) -> Case:
                f"correction, block {n}": f"第 {n} 块的修正因子", f"p, block {n}": f"第 {n} 块的 p",
                f"running sum after block {n}": f"第 {n} 块后的累计和", f"accumulator after block {n}": f"第 {n} 块后的累加器"}  # fmt: skip
     steps.append(("output", acc / l))
-    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "block_size": BLOCK}, factors=scale_factors(D), zh=zh)
+    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "block_size": BLOCK}, factors=scale_factors(D), unit=PAIRS, zh=zh)

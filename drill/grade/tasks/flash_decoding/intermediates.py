@@ -9,7 +9,7 @@ import math
 
 import torch
 
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
 
 B, H, TQ, TK, D, DV, N_SPLITS = 2, 3, 5, 27, 9, 10, 4  # chunks of 7, 7, 7 and 6; no two sizes equal
@@ -64,4 +64,4 @@ def case(ctx) -> Case:
            "sum of weighted partials": "加权部分输出之和", "sum of merge weights": "合并权重之和",
            "log-sum-exp of all keys": "全部 key 的 log-sum-exp", "log merge weights": "合并权重的对数", "merge weights": "合并权重",
            "normalised weighted partials": "归一化后的加权部分输出"}  # fmt: skip
-    return Case(ctx.entry, (q, k, v, N_SPLITS), steps, factors=scale_factors(D), zh=zh)
+    return Case(ctx.entry, (q, k, v, N_SPLITS), steps, factors=scale_factors(D), unit=PAIRS, zh=zh)

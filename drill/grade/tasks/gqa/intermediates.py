@@ -10,7 +10,7 @@ import torch
 from drill.grade.checks.module import self_attention_args
 from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.gqa.task import TASK
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, fixed_mask, module_leaks, scale_factors
 
 B, T, H, KV, HD = 7, 5, 6, 2, 4  # groups of 3 query heads per kv head; no two sizes equal
@@ -40,7 +40,7 @@ def case(ctx) -> Case:
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
     zh = {"k (kv heads)": "k（kv 头）", "v (kv heads)": "v（kv 头）", "k shared per query head": "复制到每个 query 头的 k",
           "v shared per query head": "复制到每个 query 头的 v", "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, self_attention_args(ctx, x, mask), steps, factors=scale_factors(HD, H * HD), zh=zh)
+    return Case(built.module, self_attention_args(ctx, x, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)
 
 
 def leaks(ctx, failed):

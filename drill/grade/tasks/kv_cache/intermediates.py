@@ -9,7 +9,7 @@ import torch
 
 from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.kv_cache.task import TASK
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, scale_factors
 
 B, H, HD, CACHED, NEW = 2, 3, 4, 6, 5  # 11 keys in all; no two sizes equal
@@ -43,4 +43,4 @@ def case(ctx) -> Case:
     zh = {"x (new chunk)": "x（新的一段 token）", "q (new tokens)": "q（新 token）", "k cached": "缓存的 k", "v cached": "缓存的 v",
           "k new": "新的 k", "v new": "新的 v", "k cached + new": "k（缓存 + 新）", "v cached + new": "v（缓存 + 新）",
           "masked (bottom-right)": "masked（右下对齐）", "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), zh=zh)
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)

@@ -11,7 +11,7 @@ import torch
 
 from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.mla.task import TASK, linear
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, scale_factors
 
 B, H, HD, CACHED, NEW = 2, 3, 4, 6, 5  # d_model 12, d_latent 7, 11 latents in all; no two sizes equal
@@ -48,4 +48,4 @@ def case(ctx) -> Case:
     zh = {"x (new chunk)": "x（新的一段 token）", "c_kv cached": "缓存的 c_kv", "c_kv new = W_dkv x": "新的 c_kv = W_dkv x",
           "c_kv cached + new": "c_kv（缓存 + 新）", "q·W_uk (absorbed into the latent)": "q·W_uk（吸收到潜空间）",
           "masked (bottom-right)": "masked（右下对齐）", "weights·c_kv (absorbed)": "weights·c_kv（吸收形式）", "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), returned=("c_kv cached + new",), zh=zh)
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, returned=("c_kv cached + new",), zh=zh)

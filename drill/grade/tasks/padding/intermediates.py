@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 
 LENGTHS, T = (5, 2, 4), 6  # B = 3, T = 6: every size different, one sample padded past half
 
@@ -18,4 +18,4 @@ def case(ctx) -> Case:
     steps = [("lengths", lengths), ("positions", positions), ("real keys", real), ("causal", causal),
              ("padding mask", padded), ("output", padded & causal)]  # fmt: skip
     zh = {"real keys": "有效 key（非 padding）", "causal": "因果掩码", "padding mask": "padding 掩码"}
-    return Case(ctx.entry, (lengths, T), steps, kwargs={"causal": True}, exact=True, zh=zh)
+    return Case(ctx.entry, (lengths, T), steps, kwargs={"causal": True}, exact=True, unit=PAIRS, zh=zh)

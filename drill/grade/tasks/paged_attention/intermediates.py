@@ -9,7 +9,7 @@ import math
 
 import torch
 
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
 
 B, H, D, BLOCK, N_BLOCKS = 2, 4, 6, 5, 9
@@ -49,4 +49,4 @@ def case(ctx) -> Case:
               ("output", torch.stack(outs))]  # fmt: skip
     zh |= {"scaled scores of every slot (past the context: -inf)": "所有槽位缩放后的 scores（超出上下文处为 -inf）",
            "weights of every slot": "所有槽位的 weights", "values of every slot (past the context: 0)": "所有槽位的 value（超出上下文处为 0）"}  # fmt: skip
-    return Case(ctx.entry, (q, k_cache, v_cache, table, lens), steps, factors=scale_factors(D), zh=zh)
+    return Case(ctx.entry, (q, k_cache, v_cache, table, lens), steps, factors=scale_factors(D), unit=PAIRS, zh=zh)

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import fixed_mask, scale_factors
 
 B, H, TQ, TK, D, DV = 2, 3, 5, 7, 4, 6  # no two sizes equal, so a transposition cannot hide
@@ -22,7 +22,7 @@ def case(ctx) -> Case:
     weights = torch.softmax(masked, dim=-1)
     steps = [("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked", masked),
              ("weights", weights), ("output", weights @ v)]  # fmt: skip
-    return Case(ctx.entry, (q, k, v, mask), steps, factors=scale_factors(D))
+    return Case(ctx.entry, (q, k, v, mask), steps, factors=scale_factors(D), unit=PAIRS)
 
 
 def leaks(ctx, failed: set[str]) -> list[dict]:

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from drill.grade.trace_match import Case
+from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
 
 B, H, T, D, WINDOW = 2, 3, 7, 4, 5  # window 5 of 7 positions: both edges of the band show; no two sizes equal
@@ -24,4 +24,4 @@ def case(ctx) -> Case:
     steps = [("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked (causal band)", masked),
              ("weights", weights), ("output", weights @ v)]  # fmt: skip
     zh = {"masked (causal band)": "masked（因果滑动窗口）"}
-    return Case(ctx.entry, (q, k, v, WINDOW), steps, factors=scale_factors(D), zh=zh)
+    return Case(ctx.entry, (q, k, v, WINDOW), steps, factors=scale_factors(D), unit=PAIRS, zh=zh)
