@@ -196,6 +196,12 @@ def differs(user: torch.Tensor, expected: torch.Tensor, case: Case) -> Said:
             meaning = next(((en, zh) for f, en, zh in case.factors if math.isclose(ratio, f, rel_tol=1e-6)), None)
             return Said(f"yours is {ratio:.4g} × the expected" + (f": {meaning[0]}" if meaning else ""),
                         f"你的是应为值的 {ratio:.4g} 倍" + (f"：{meaning[1]}" if meaning else ""), scale=True)  # fmt: skip
+    if finite.any():
+        shift = (user[finite] - exp[finite]).median().item()
+        if abs(shift) > 1e-9 and _close(user[finite], exp[finite] + shift):
+            more = "多" if shift > 0 else "少"
+            return Said(f"yours is the expected {shift:+.4g} everywhere: an offset",
+                        f"你的处处比应为值{more} {abs(shift):.4g}：整体偏移了")  # fmt: skip
     if torch.isfinite(exp).all() and _close(user.reshape(-1).sort().values, exp.reshape(-1).sort().values):
         return Said("the same numbers in another arrangement: a view or reshape where a transpose was needed",
                     "数都对，但排列不对：该用 transpose 的地方用了 view 或 reshape")  # fmt: skip
