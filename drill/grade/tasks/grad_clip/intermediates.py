@@ -1,0 +1,49 @@
+"""What ``drill grade --trace`` compares the user's clip_grad_norm against: three gradients of shapes [3, 4], [5]
+and [2, 7] with a global norm of 5, clipped to max_norm 2 (the coefficient 0.4 is below 1, so clamping it changes
+nothing): each grad squared, its squared norm and norm, the per-parameter norms, the total norm, the coefficient
+max_norm / (total + 1e-6) and each clipped grad. The 1e-6 itself is below the float32 tolerance at this norm.
+
+The parameters cross as nn.Parameters whose ``.grad`` the recorder sees appear from no input (an attribute read),
+so the case is a ``table``: what the ``.grad`` reads return plays the inputs' part.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from drill.grade.trace_match import Case
+from drill.grade.user.wire import Params
+
+SHAPES = ((3, 4), (5,), (2, 7))
+NORM, MAX_NORM = 5.0, 2.0
+
+
+def case(ctx) -> Case:
+    gen = torch.Generator().manual_seed(7)
+    grads = [torch.randn(*s, generator=gen, dtype=torch.float64) for s in SHAPES]
+    total = torch.sqrt(sum((g**2).sum() for g in grads))
+    grads = [g * (NORM / total) for g in grads]
+    values = [torch.randn(*s, generator=gen, dtype=torch.float64) for s in SHAPES]
+    norms = torch.stack([g.norm() for g in grads])
+    total = norms.norm()
+    coef = MAX_NORM / (total + 1e-6)
+    n = range(len(grads))
+    steps = [(f"grad {i}", grads[i]) for i in n] + [(f"grad {i}²", grads[i] ** 2) for i in n]
+    steps += [(f"‖grad {i}‖²", (grads[i] ** 2).sum()) for i in n] + [(f"‖grad {i}‖", norms[i]) for i in n]
+    steps += [("per-parameter norms", norms), ("total norm²", total**2), ("total norm", total),
+              ("clip coefficient = max_norm / (total + 1e-6)", coef)]  # fmt: skip
+    clipped = [(f"clipped grad {i}", grads[i] * coef) for i in n]
+    zh = {"per-parameter norms": "各参数梯度的范数", "total norm²": "总范数的平方", "total norm": "总范数",
+          "clip coefficient = max_norm / (total + 1e-6)": "裁剪系数 = max_norm / (total + 1e-6)"}  # fmt: skip
+    for i in n:
+        zh |= {f"grad {i}": f"梯度 {i}", f"grad {i}²": f"梯度 {i} 的平方", f"‖grad {i}‖²": f"‖梯度 {i}‖²", f"‖grad {i}‖": f"‖梯度 {i}‖",
+               f"clipped grad {i}": f"裁剪后的梯度 {i}"}  # fmt: skip
+    return Case(
+        ctx.entry,
+        (Params(tuple(zip(values, grads))), MAX_NORM),
+        steps + clipped,
+        output="total norm",
+        table=True,
+        returned=("total norm", *(name for name, _ in clipped)),
+        zh=zh,
+    )
