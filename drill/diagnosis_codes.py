@@ -4,7 +4,8 @@ questions on the same concept, in English and Chinese.
 Codes shared by several tasks are in ``drill/grade/checks/codes.yaml``; a task's own codes sit in
 its folder as ``drill/grade/tasks/<task>/codes.yaml``, so adding a task adds its codes there and
 touches nothing else. Outside drill.grade, torch-free and read lazily: ``drill review`` and
-``drill stats`` map codes to questions with it without loading the grader.
+``drill stats`` map codes to questions with it without loading the grader. The YAML is parsed once
+per change of any codes file (drill.compiled keeps the documents), not on every start.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
+from drill import compiled
 from drill.errors import DrillError
 
 GRADE = Path(__file__).resolve().parent / "grade"  # read as files: importing drill.grade is not needed to name a code
@@ -34,18 +36,18 @@ def files() -> list[Path]:
 @cache
 def all_codes() -> dict[str, Code]:
     """Every code by name, from every codes file; a code defined twice or a malformed entry names its file."""
-    import yaml
-
     found: dict[str, Code] = {}
-    for path in files():
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    for path, data in compiled.yaml_documents("codes", GRADE, files()):
+        data = data or {}
         if data.get("format_version") != FORMAT_VERSION:
             raise DrillError(f"{path}: format_version must be {FORMAT_VERSION}")
         for name, entry in (data.get("codes") or {}).items():
             if name in found:
                 raise DrillError(f"{path}: code {name!r} is defined twice")
             try:
-                found[name] = Code(entry["en"], entry["fix_en"], entry["zh"], entry["fix_zh"], tuple(entry.get("questions") or ()))
+                found[name] = Code(
+                    entry["en"], entry["fix_en"], entry["zh"], entry["fix_zh"], tuple(entry.get("questions") or ())
+                )
             except (KeyError, TypeError) as exc:
                 raise DrillError(f"{path}: code {name!r}: missing or malformed {exc}") from None
     return found

@@ -4,18 +4,18 @@ Every task folder (drill/grade/tasks/<id>/) holds a versioned ``task.yaml`` with
 track, level, titles and three hints (nudge, stronger, nearly the solution; a hint may list the
 diagnosis ``codes:`` it answers, so the session shows it first after that diagnosis), next to its
 ``template.py`` and ``solution.py``: adding an exercise touches that folder only. The catalog
-lists them grouped by track, in TRACKS order, and by level inside a track.
+lists them grouped by track, in TRACKS order, and by level inside a track. The YAML is parsed
+once per change of any task.yaml (drill.compiled keeps the documents), not on every start.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-import yaml
-
+from drill import compiled
 from drill.errors import DrillError
 
 FOLDER = Path(__file__).resolve().parents[1] / "grade" / "tasks"  # not imported: `drill` alone must not load drill.grade
@@ -23,6 +23,7 @@ FORMAT_VERSION = 1
 HINTS = 3
 TRACKS = ("attention", "positions", "inference", "building blocks", "training", "alignment", "decoding", "tokenization")
 LEVELS = ("L1", "L2", "L3")
+
 
 @dataclass(frozen=True)
 class Exercise:
@@ -50,15 +51,15 @@ class Status:
                 "status": self.state, "best_seconds": self.best_seconds}  # fmt: skip
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(root: Path = FOLDER) -> dict[str, Exercise]:
     """Every exercise by id, by track, then level, then id; a malformed entry is a DrillError naming its file."""
-    exercises = [_exercise(path) for path in root.glob("*/task.yaml")]
+    documents = compiled.yaml_documents("tasks", root, sorted(root.glob("*/task.yaml")))
+    exercises = [_exercise(path, data or {}) for path, data in documents]
     return {e.id: e for e in sorted(exercises, key=lambda e: (TRACKS.index(e.track), LEVELS.index(e.level), e.id))}
 
 
-def _exercise(path: Path) -> Exercise:
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+def _exercise(path: Path, data: dict) -> Exercise:
     if data.get("format_version") != FORMAT_VERSION:
         raise DrillError(f"{path}: format_version {data.get('format_version')!r} is not {FORMAT_VERSION}; upgrade drill")
     folder = path.parent
