@@ -1,8 +1,9 @@
-"""Startup budget: median wall time of `drill bank list` vs `python -c "import typer, rich, yaml"`.
+"""Startup budget: median wall time of drill's quick commands vs `python -c "import typer, rich, yaml"`.
 
-The issue's bar: drill's median at most 1.5x the baseline's, same machine, same run.
+The issue's bar: `drill bank list`'s median at most 1.5x the baseline's, same machine, same run.
 `drill bank list` is timed twice: piped (plain text, rich not imported) and in a
-pseudo-terminal (styled with rich), the way a person sees it.
+pseudo-terminal (styled with rich), the way a person sees it. Bare `drill` (today's plan) runs
+on a history with a failing grade run, so it reads the task catalog and the diagnosis codes too.
 Run: python benchmarks/bench_startup.py [--runs 21]
 """
 
@@ -18,6 +19,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+# A failing grade run: its codes make linked questions due, so the plan maps codes to questions.
+SEED = "from drill import store; store.record_grade_run(store.connect(), task='sdpa', file='a.py', source='grade', passed=False, codes=['scale-missing'], seconds=1.0)"
 
 
 def wall(cmd: list[str], env: dict, tty: bool) -> float:
@@ -58,10 +62,14 @@ def main() -> None:
         "python -c 'import typer, rich, yaml'": ([sys.executable, "-c", "import typer, rich, yaml"], False),
         "drill bank list (piped)": ([str(script), "bank", "list"], False),
         "drill bank list (terminal)": ([str(script), "bank", "list"], True),
+        "drill (terminal)": ([str(script)], True),
+        "drill quiz --help (terminal)": ([str(script), "quiz", "--help"], True),
     }
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "DRILL_HOME": home, "COLUMNS": "120"}
         env.pop("FORCE_COLOR", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # time what users run: with compiled .pyc files
+        subprocess.run([sys.executable, "-c", SEED], check=True, env=env)
         for cmd, tty in runs.values():  # warm the page cache, __pycache__ and the bank cache
             wall(cmd, env, tty)
         times: dict[str, list[float]] = {name: [] for name in runs}
@@ -72,7 +80,7 @@ def main() -> None:
     base = medians["python -c 'import typer, rich, yaml'"]
     for name, median in medians.items():
         print(f"{name:<38} median {median * 1000:5.0f} ms  ({median / base:.2f}x)")
-    print("budget: 1.5x the baseline")
+    print("budget: 1.5x the baseline for drill bank list")
 
 
 if __name__ == "__main__":
