@@ -552,7 +552,7 @@ class UserProcess:
         for r in value[1][:1000]:
             if not (isinstance(r, dict) and type(r.get("line")) is int and isinstance(r.get("op"), str)
                     and isinstance(r.get("shape"), list) and all(type(n) is int for n in r["shape"])
-                    and isinstance(r.get("dtype"), str) and isinstance(r.get("inputs"), list) and type(r.get("mutates")) is bool
+                    and isinstance(r.get("dtype"), str) and isinstance(r.get("inputs"), list) and type(r.get("mutates")) is int and -1 <= r["mutates"] < 64
                     and all(type(i) is int and -64 <= i < len(records) for i in r["inputs"])
                     and (r.get("tensor") is None or isinstance(r["tensor"], torch.Tensor))):  # fmt: skip
                 raise self.stop(protocol("a trace record"))

@@ -257,7 +257,8 @@ TRACED = sorted(p.parent.name for p in (Path(__file__).parents[2] / "drill" / "g
 CORRECT_TRACED = [p for p in sorted((Path(__file__).parent / "impls" / "correct").glob("*.py")) if _task_of(p) in TRACED]
 
 
-OUTPUT_STEP = {"attention_backward": "dQ", "quantize": "q"}  # the step a task's (first) returned value is named, where not "output"
+# the step a task's (first) returned value is named, where not "output"; for a task that updates in place, the last one written back
+OUTPUT_STEP = {"attention_backward": "dQ", "quantize": "q", "adamw": "new param", "grad_clip": "clipped grad 2"}
 
 
 @pytest.mark.parametrize("path", CORRECT_TRACED, ids=lambda p: p.stem)

@@ -15,14 +15,12 @@ import torch
 from drill.grade import remote
 from drill.grade.context import Context
 from drill.grade.tasks import TASKS
-from drill.grade.trace_match import Case
 from drill.grade.tracing import run_trace
 
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
 CORRECT = Path(__file__).parent / "impls" / "correct"
 # adamw's contract updates param, exp_avg and exp_avg_sq in place: its case declares them (Case.updates) so that
-# writing them is no divergence; until trace_match has the field, adamw's case cannot be built
-IN_PLACE = pytest.mark.skipif("updates" not in Case.__dataclass_fields__, reason="trace_match.Case has no `updates` yet")
+# writing them is no divergence
 
 # the steps a correct file must reach: what the call gives back, returned or written into its inputs
 RESULTS = {
@@ -70,14 +68,10 @@ def trace(path: Path, task: str) -> dict:
         user.close()
 
 
-def marked(task: str, *values):
-    return pytest.param(task, *values, marks=[IN_PLACE] if task == "adamw" else [])
-
-
 CLEAN = [(task, path) for task in RESULTS for path in [TASK_DIR / task / "solution.py", *sorted(CORRECT.glob(f"{task}_*.py"))]]
 
 
-@pytest.mark.parametrize("task, path", [marked(t, p) for t, p in CLEAN], ids=[f"{t}-{p.stem}" for t, p in CLEAN])
+@pytest.mark.parametrize("task, path", CLEAN, ids=[f"{t}-{p.stem}" for t, p in CLEAN])
 def test_a_correct_file_traces_clean_and_every_line_names_a_step(task, path):
     found = trace(path, task)
     assert found["first_divergence"] is None, found["first_divergence"]
@@ -89,7 +83,7 @@ def test_a_correct_file_traces_clean_and_every_line_names_a_step(task, path):
 
 
 @pytest.mark.parametrize(
-    "task, name, text, expected", [marked(*m) for m in MUTANTS], ids=[m[1].removesuffix(".py") for m in MUTANTS]
+    "task, name, text, expected", MUTANTS, ids=[m[1].removesuffix(".py") for m in MUTANTS]
 )
 def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
     path = TASK_DIR / task / "mutants" / name
@@ -100,7 +94,7 @@ def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
     assert expected is ... or found["expected"] == expected, found
 
 
-@pytest.mark.parametrize("task, name, en, zh", [marked(*m) for m in MEANINGS], ids=[m[1].removesuffix(".py") for m in MEANINGS])
+@pytest.mark.parametrize("task, name, en, zh", MEANINGS, ids=[m[1].removesuffix(".py") for m in MEANINGS])
 def test_a_wrong_factor_is_said_for_what_it_means(task, name, en, zh):
     found = trace(TASK_DIR / task / "mutants" / name, task)["first_divergence"]
     assert en in found["message"] and zh in found["message_zh"], found

@@ -2,7 +2,8 @@
 
 It runs on the user side around one call of the user's code and decides nothing: it sends back,
 per op called from the user's file, the line (the innermost frame in that file), the op's name,
-a copy of its first tensor output and which earlier records (or call inputs) it consumed. The
+a copy of its first tensor output, which earlier records (or call inputs) it consumed and which
+call input it wrote in place (-1: none). The
 judge matches the copies against the reference's named intermediates (drill.grade.trace_match).
 """
 
@@ -70,9 +71,11 @@ class TraceMode(TorchFunctionMode):
             self.elements += shown.numel()
         index = len(self.records)
         name = op_name(func)
-        in_place = self.source.get(id(out), 0) < 0 and (name.endswith("_") and not name.endswith("__") or name in IN_PLACE)
+        written = self.source.get(id(out), 0)  # -1 - i: the op returned call input i itself
+        in_place = written < 0 and (name.endswith("_") and not name.endswith("__") or name in IN_PLACE)
         self.records.append({"line": line, "op": name, "tensor": copy, "shape": list(shown.shape),
-                             "dtype": str(shown.dtype).removeprefix("torch."), "inputs": used, "mutates": in_place})  # fmt: skip
+                             "dtype": str(shown.dtype).removeprefix("torch."), "inputs": used,
+                             "mutates": -1 - written if in_place else -1})  # fmt: skip
         for t in outputs:
             self.source[id(t)] = index
             self.alive.append(t)
