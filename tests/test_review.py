@@ -151,3 +151,10 @@ def test_a_card_behind_the_log_is_replayed_when_answered(drill_home, bank):
         review.record(conn, q.id, uid)
     entries = [tuple(r) for r in conn.execute("SELECT answered_at, rating FROM attempts ORDER BY answered_at")]
     assert card_row(conn, q.id)[0] == review.replay(q.id, entries).to_json()
+
+
+def test_the_scheduler_tag_carries_the_installed_fsrs_version():
+    from importlib.metadata import version
+
+    assert review.fsrs_version() == version("fsrs")
+    assert review.SCHEDULER_TAG.startswith(f"fsrs {version('fsrs')}/")
