@@ -74,6 +74,29 @@ def size_text(n: float) -> str:
     return f"{n:.3g} TiB"
 
 
+MAX_VALUE_RECORDS = 3000  # drill.grade.user.value_trace.MAX_RECORDS
+MAX_VALUE_LEAVES = 500_000  # its MAX_ELEMENTS, and one per container
+
+
+def plain_value(v, leaves: list[int], depth: int = 0) -> bool:
+    """``v`` is what the value recorder sends: numbers, strings, lists, tuples, tensors, ``{"items": [[k, v], ...]}``
+    (a dict) and ``{"bytes": [0..255, ...]}``, no deeper than it nests, no bigger in all than it sends."""
+    leaves[0] += v.numel() if isinstance(v, torch.Tensor) else 1
+    if leaves[0] > MAX_VALUE_LEAVES or depth > 10:
+        return False
+    if v is None or type(v) in (bool, int, float, str, torch.Tensor):
+        return True
+    if type(v) in (list, tuple):
+        return all(plain_value(x, leaves, depth + 1) for x in v)
+    if type(v) is dict and len(v) == 1 and isinstance(v.get("items"), list):
+        return all(type(p) is list and len(p) == 2 and plain_value(p[0], leaves, depth + 1) and plain_value(p[1], leaves, depth + 1)
+                   for p in v["items"])  # fmt: skip
+    if type(v) is dict and len(v) == 1 and isinstance(v.get("bytes"), list):
+        leaves[0] += len(v["bytes"])
+        return leaves[0] <= MAX_VALUE_LEAVES and all(type(b) is int and 0 <= b < 256 for b in v["bytes"])
+    return False
+
+
 # --- the zygote ------------------------------------------------------------------
 
 
@@ -557,6 +580,23 @@ class UserProcess:
                     and (r.get("tensor") is None or isinstance(r["tensor"], torch.Tensor))):  # fmt: skip
                 raise self.stop(protocol("a trace record"))
             records.append({**r, "op": r["op"][:60], "dtype": r["dtype"][:20]})
+        return value[0], records, None if value[2] is None else value[2][:2000]
+
+    def value_trace(self, target, args, kwargs=None) -> tuple[object, list[dict], str | None]:
+        """``target(*args)`` under the user side's value recorder (drill.grade.user.value_trace): (its result,
+        the records {line, name, call, fn, value, omitted}, checked here to be plain data, and what it raised or None)."""
+        reply, tensors = self.request("value_trace", target=target, args=tuple(args), kwargs=dict(kwargs or {}))
+        value = self.value(reply, tensors)
+        if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], list) and (value[2] is None or isinstance(value[2], str))):
+            raise self.stop(protocol("the shape of a value trace's reply"))
+        records, leaves = [], [0]
+        for r in value[1][:MAX_VALUE_RECORDS]:
+            if not (isinstance(r, dict) and set(r) == {"line", "name", "call", "fn", "value", "omitted"} and type(r["line"]) is int
+                    and type(r["call"]) is int and r["call"] >= 0 and isinstance(r["name"], str) and isinstance(r["fn"], str)
+                    and (r["omitted"] is None or isinstance(r["omitted"], str) and r["value"] is None)
+                    and plain_value(r["value"], leaves)):  # fmt: skip
+                raise self.stop(protocol("a value-trace record"))
+            records.append({**r, "name": r["name"][:100], "fn": r["fn"][:100], "omitted": r["omitted"] and r["omitted"][:40]})
         return value[0], records, None if value[2] is None else value[2][:2000]
 
     def attribute(self, target, path: str):

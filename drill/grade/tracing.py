@@ -19,6 +19,7 @@ import torch
 
 from drill.grade.remote import Abort, UserCodeError
 from drill.grade.trace_match import analyse, matches
+from drill.grade.trace_values import ValueCase, trace_values
 from drill.grade.user import wire
 
 HEAT_T = 12  # the largest T drawn
@@ -84,6 +85,8 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
 
 def trace_cases(ctx, cases: list, lines: list[str]) -> dict:
     """Trace one input (the first case; the others are the same input in another accepted layout)."""
+    if isinstance(cases[0], ValueCase):  # plain-Python code (bpe, lr_schedule, beam_search): its values, call by call
+        return trace_values(ctx, cases, lines)
     case = cases[0]
     try:
         result, records, raised = ctx.user.trace(case.target, case.args, case.kwargs)

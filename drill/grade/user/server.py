@@ -143,6 +143,25 @@ class Server:
         except (TypeError, ValueError) as exc:
             raise Failed(f"returned something that cannot be checked ({exc})") from None
 
+    def op_value_trace(self, target, args, kwargs):
+        """One call under the value recorder (drill grade --trace for plain-Python tasks): its result and,
+        per line of the user's file that ran, the locals it bound or changed, as plain copies."""
+        from .value_trace import ValueRecorder
+
+        recorder = ValueRecorder(str(self.path.resolve()))
+        result, raised = None, None
+        try:
+            with torch.no_grad(), recorder:
+                result = self.call_user(target, args, kwargs, False)
+        except Failed as exc:  # the records up to the exception still show where the values went wrong
+            if exc.kind == "memory":
+                raise
+            raised = str(exc)
+        try:
+            return self.reply((result, recorder.records, raised))
+        except (TypeError, ValueError) as exc:
+            raise Failed(f"returned something that cannot be checked ({exc})") from None
+
     def op_vjp(self, id: int, grads):
         outs, wanted = self.graphs[id]
         pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
