@@ -38,7 +38,7 @@ def timed(grader: WarmGrader, path: Path, task: str, trace: bool) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--tasks", default="sdpa,mha,causal")
+    parser.add_argument("--tasks", default="sdpa,mha,causal,bpe,lr_schedule,beam_search")
     args = parser.parse_args()
     files = [(task, catalog.get(task).solution, "passing") for task in args.tasks.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
