@@ -24,6 +24,7 @@ LEGEND = {
 SHADES = " ░▒▓█"
 TEXT = {
     "trace": ("trace: your lines, the shapes they make, the reference step they match", "逐行追踪：每行代码产生的形状，以及对上的参考中间量"),
+    "values": ("trace: your lines, the values they bind, the reference step they match", "逐行追踪：每行代码赋的值，以及对上的参考中间量"),
     "wrong": ("where it goes wrong", "从这里开始出错"),
     "line": ("line", "第"),
     "query": ("rows: queries, columns: keys", "行：query，列：key"),
@@ -48,7 +49,7 @@ def where(divergence: dict, lang: str) -> str:
 
 def trace_lines(rows: list[dict], lang: str) -> list[str]:
     """One line per run of records on the same source line: number, code, shapes, the match."""
-    out = [f"[bold]{t('trace', lang)}[/]"]
+    out = [f"[bold]{t('values' if rows and 'value' in rows[0] else 'trace', lang)}[/]"]  # a value trace (bpe) has values
     if not rows:
         return [*out, f"  [dim]{t('none', lang)}[/]"]
     groups: list[list[dict]] = []
