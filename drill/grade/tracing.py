@@ -23,6 +23,8 @@ from drill.grade.trace_values import ValueCase, trace_values
 from drill.grade.user import wire
 
 HEAT_T = 12  # the largest T drawn
+LARGE_PEAK = 2e3  # the largest |scaled score| of a large-scores stress input: exp overflows float64 unless the max is subtracted
+LARGE_SCORES = ("scores around 1e3", "分数在 1e3 量级")  # that input's label
 
 
 def fixed_mask(shape, gen: torch.Generator) -> torch.Tensor:
@@ -148,8 +150,9 @@ class NoTrace(Exception):
     """The task cannot build its trace for this file (e.g. no recognised projection layout)."""
 
 
-def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, h: int = 3, hd: int = 4):
-    """The trace of a self-attention module (mha, causal): intermediates from the user's own weights."""
+def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, h: int = 3, hd: int = 4, large: bool = False):
+    """The trace of a self-attention module (mha, causal): intermediates from the user's own weights.
+    ``large``: the stress input, x scaled so that the scaled scores reach ±LARGE_PEAK, whatever the weights' init."""
     from drill.grade.checks.module import self_attention_args
     from drill.grade.reference import causal_mask, merge_heads, split_heads
     from drill.grade.trace_match import PAIRS, Case
@@ -162,6 +165,9 @@ def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, 
     mask = fixed_mask((b, 1, t, t), gen) if mask_arg else causal_mask(t)
     params = built.params(torch.float64)
     q, k, v = (split_heads(p, h, hd) for p in built.layout.project_qkv(x, params))
+    if large:  # q and k grow with x (their biases aside), the scores with its square
+        x = x * math.sqrt(LARGE_PEAK * math.sqrt(hd) / (q @ k.transpose(-2, -1)).abs().max().item())
+        q, k, v = (split_heads(p, h, hd) for p in built.layout.project_qkv(x, params))
     scores = q @ k.transpose(-2, -1)
     scaled = scores / math.sqrt(hd)
     masked = scaled.masked_fill(~mask, float("-inf"))
@@ -172,7 +178,8 @@ def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, 
              ("weights", weights), ("weights·v", attended), ("merged heads", merged),
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
     args = self_attention_args(ctx, x, mask if mask_arg else None)
-    return Case(built.module, args, steps, factors=scale_factors(hd, h * hd), unit=PAIRS, zh={"merged heads": "合并各头"})
+    return Case(built.module, args, steps, factors=scale_factors(hd, h * hd), unit=PAIRS, zh={"merged heads": "合并各头"},
+                label=LARGE_SCORES if large else None)  # fmt: skip
 
 
 def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, str, str]]:
