@@ -43,20 +43,27 @@ def problems(case: Case) -> list[str]:
     found = [f"no zh for {name!r}" for name in names if needs_zh(name) and name not in case.zh]
     found += [f"zh for {name!r}, which is no step" for name in case.zh if name not in names]
     found += [f"zh for {name!r} is not Chinese: {zh!r}" for name, zh in case.zh.items() if not CJK.search(zh)]
+    if case.label and not CJK.search(case.label[1]):
+        found.append(f"the label {case.label[0]!r} has no Chinese: {case.label[1]!r}")
     return found
 
 
 def cases(task: str) -> list[Case]:
-    """The task's trace cases, built from its solution.py (module tasks take their weights from the user's module)."""
+    """The task's trace cases, built from its solution.py (module tasks take their weights from the user's module),
+    and its stress inputs, every one of them (as if every check had failed)."""
     path = TASK_DIR / task / "solution.py"
     user = remote.UserProcess(remote.zygote(), timeout=30, device=torch.device("cpu"), memory=None)
     try:
         user.load(str(path))
         ctx = Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
-        found = declared(task).case(ctx)
+        module = declared(task)
+        found = module.case(ctx)
+        found = found if isinstance(found, list) else [found]
+        if hasattr(module, "stress"):
+            found += module.stress(ctx, {d.id for d in TASKS[task].load().checks(ctx)})
     finally:
         user.close()
-    return found if isinstance(found, list) else [found]
+    return found
 
 
 def test_the_rule_tells_words_from_code():

@@ -10,10 +10,20 @@ from drill.grade.trace_match import Case
 B, T, V, SMOOTHING = 2, 3, 7, 0.1  # 6 rows of 7 classes; two targets ignored
 
 
-def case(ctx) -> Case:
+LARGE = (
+    "logits around 1e3, spread ~300, each target the least likely class",
+    "各类分数在 1e3 量级、彼此相差约 300，目标都是最不可能的类",
+)
+
+
+def case(ctx, large: bool = False) -> Case:
+    """``large``: the stress input, logits ~1000 spread ~300 (exp overflows float64, softmax underflows to 0)."""
     gen = torch.Generator().manual_seed(7)
     logits = 3 * torch.randn(B, T, V, generator=gen, dtype=torch.float64)
     targets = torch.randint(V, (B, T), generator=gen)
+    if large:
+        logits = 1000 + 100 * logits
+        targets = logits.argmin(-1)  # log p far below -745: exp(log p) is 0 in float64
     targets[0, 1] = targets[1, 2] = -100
     flat = logits.reshape(-1, V)
     row_max = flat.amax(-1, keepdim=True)
@@ -24,12 +34,17 @@ def case(ctx) -> Case:
     uniform = -logp.mean(-1)
     kept = ((1 - SMOOTHING) * nll + SMOOTHING * uniform) * valid
     steps = [("logits", flat), ("row max", row_max), ("logits - max", flat - row_max), ("exp", (flat - row_max).exp()),
-             ("sum of exp", (flat - row_max).exp().sum(-1, keepdim=True)), ("log-sum-exp", lse), ("log-probabilities", logp),
-             ("probabilities", logp.exp()), ("-log p[target]", nll), ("-mean log p (smoothing)", uniform),
+             ("sum of exp", (flat - row_max).exp().sum(-1, keepdim=True)), ("probabilities", logp.exp()), ("log-sum-exp", lse),
+             ("log-probabilities", logp), ("-log p[target]", nll), ("-mean log p (smoothing)", uniform),
              ("(1 - ε)·nll", (1 - SMOOTHING) * nll), ("ε·smoothing", SMOOTHING * uniform),
              ("smoothed losses", (1 - SMOOTHING) * nll + SMOOTHING * uniform), ("losses of kept targets", kept),
              ("sum of losses", kept.sum()), ("output", kept.sum() / valid.sum())]  # fmt: skip
     zh = {"row max": "行最大值", "sum of exp": "exp 之和", "log-probabilities": "对数概率", "probabilities": "概率",
           "-log p[target]": "目标类的 -log p", "-mean log p (smoothing)": "-mean log p（平滑项）", "ε·smoothing": "ε·平滑项",
           "smoothed losses": "平滑后的损失", "losses of kept targets": "有效目标的损失", "sum of losses": "损失之和"}  # fmt: skip
-    return Case(ctx.entry, (logits, targets), steps, kwargs={"label_smoothing": SMOOTHING}, zh=zh)
+    return Case(ctx.entry, (logits, targets), steps, kwargs={"label_smoothing": SMOOTHING}, zh=zh, label=LARGE if large else None)
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """Large logits when the large-logits check failed: a log of a softmax, or a log-sum-exp without the max, breaks there."""
+    return [case(ctx, large=True)] if "stability.large-logits" in failed else []

@@ -12,9 +12,15 @@ from drill.grade.trace_match import Case
 B, BETA = 5, 0.3
 
 
-def case(ctx) -> Case:
+LARGE = ("margins of ±1e4 (β·margin around ±3000)", "偏好差值为 ±1e4（乘以 β 后约为 ±3000）")
+
+
+def case(ctx, large: bool = False) -> Case:
+    """``large``: the stress input, margins of ±1e4, where log σ and exp(-z) by hand break in float64 too."""
     gen = torch.Generator().manual_seed(7)
     pc, pr, rc, rr = (-30 + 5 * torch.randn(B, generator=gen, dtype=torch.float64) for _ in range(4))
+    if large:
+        pc = pr + rc - rr + 1e4 * torch.tensor([-1.0, 1.0, -0.5, 0.8, -1.2], dtype=torch.float64)
     policy, ref = pc - pr, rc - rr
     margin = policy - ref
     z = BETA * margin
@@ -31,6 +37,9 @@ def case(ctx) -> Case:
           "chosen log-ratio (policy - reference)": "chosen 的对数比（策略 - 参考）",
           "rejected log-ratio (policy - reference)": "rejected 的对数比（策略 - 参考）", "-log σ(z), per pair": "每对的 -log σ(z)",
           "mean log σ(z)": "log σ(z) 的均值", "sum of losses": "损失之和"}  # fmt: skip
+    if large:  # exp(-z) is inf there: no step to match, so the user's overflowing exp is where the trace stops
+        steps = [(name, t) for name, t in steps if torch.isfinite(t).all()]
+        zh = {name: text for name, text in zh.items() if name in dict(steps)}
     return Case(
         ctx.entry,
         (pc, pr, rc, rr),
@@ -38,4 +47,10 @@ def case(ctx) -> Case:
         kwargs={"beta": BETA},
         returned=("output", "chosen_rewards", "rejected_rewards"),
         zh=zh,
+        label=LARGE if large else None,
     )
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """Margins of ±1e4 when the large-margins check failed: log(sigmoid(z)) and log1p(exp(-z)) break there."""
+    return [case(ctx, large=True)] if "stability.large-margins" in failed else []

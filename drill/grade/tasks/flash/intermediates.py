@@ -8,14 +8,17 @@ import math
 import torch
 
 from drill.grade.trace_match import PAIRS, Case
-from drill.grade.tracing import scale_factors
+from drill.grade.tracing import LARGE_PEAK, LARGE_SCORES, scale_factors
 
 B, H, TQ, TK, D, DV, BLOCK = 2, 3, 15, 15, 4, 6, 7  # blocks of 7, 7 and 1; Tq = Tk, where every causal alignment agrees
 
 
-def case(ctx) -> Case:
+def case(ctx, large: bool = False) -> Case:
+    """``large``: the stress input, q scaled so that the scaled scores reach ±LARGE_PEAK."""
     gen = torch.Generator().manual_seed(7)
     q, k, v = (torch.randn(B, H, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (TK, D), (TK, DV)))
+    if large:
+        q = q * LARGE_PEAK * math.sqrt(D) / (q @ k.transpose(-2, -1)).abs().max()
     rows = torch.arange(TQ)[:, None] + (TK - TQ)
     m = torch.full((B, H, TQ, 1), float("-inf"), dtype=torch.float64)
     l = torch.zeros(B, H, TQ, 1, dtype=torch.float64)
@@ -43,4 +46,10 @@ def case(ctx) -> Case:
                f"correction, block {n}": f"第 {n} 块的修正因子", f"p, block {n}": f"第 {n} 块的 p",
                f"running sum after block {n}": f"第 {n} 块后的累计和", f"accumulator after block {n}": f"第 {n} 块后的累加器"}  # fmt: skip
     steps.append(("output", acc / l))
-    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "block_size": BLOCK}, factors=scale_factors(D), unit=PAIRS, zh=zh)
+    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "block_size": BLOCK}, factors=scale_factors(D), unit=PAIRS,
+                zh=zh, label=LARGE_SCORES if large else None)  # fmt: skip
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """Scores around 1e3 when the large-logits check failed: an exp without the running max subtracted overflows there."""
+    return [case(ctx, large=True)] if "stability.large-logits" in failed else []

@@ -10,18 +10,23 @@ import math
 import torch
 
 from drill.grade.trace_match import PAIRS, Case
-from drill.grade.tracing import scale_factors
+from drill.grade.tracing import LARGE_PEAK, LARGE_SCORES, scale_factors
 
 B, H, TQ, TK, D, DV, N_SPLITS = 2, 3, 5, 27, 9, 10, 4  # chunks of 7, 7, 7 and 6; no two sizes equal
 
 
-def case(ctx) -> Case:
+def case(ctx, large: bool = False) -> Case:
+    """``large``: the stress input, q scaled so that the scaled scores reach ±LARGE_PEAK; 13 keys in 2 chunks (7 and 6)
+    keep its trace short (its matching costs records × steps: 4 chunks take ~0.5 s more on a failed grade)."""
+    tk, n_splits = (13, 2) if large else (TK, N_SPLITS)
     gen = torch.Generator().manual_seed(7)
-    q, k, v = (torch.randn(B, H, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (TK, D), (TK, DV)))
-    size = -(-TK // N_SPLITS)
+    q, k, v = (torch.randn(B, H, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (tk, D), (tk, DV)))
+    if large:
+        q = q * LARGE_PEAK * math.sqrt(D) / (q @ k.transpose(-2, -1)).abs().max()
+    size = -(-tk // n_splits)
     steps, zh = [("q", q), ("k", k), ("v", v)], {}
     padded, outs, lses = [], [], []
-    for n, start in enumerate(range(0, TK, size), 1):
+    for n, start in enumerate(range(0, tk, size), 1):
         kc, vc = k[..., start : start + size, :], v[..., start : start + size, :]
         raw = q @ kc.transpose(-2, -1)
         scaled = raw / math.sqrt(D)
@@ -64,4 +69,11 @@ def case(ctx) -> Case:
            "sum of weighted partials": "加权部分输出之和", "sum of merge weights": "合并权重之和",
            "log-sum-exp of all keys": "全部 key 的 log-sum-exp", "log merge weights": "合并权重的对数", "merge weights": "合并权重",
            "normalised weighted partials": "归一化后的加权部分输出"}  # fmt: skip
-    return Case(ctx.entry, (q, k, v, N_SPLITS), steps, factors=scale_factors(D), unit=PAIRS, zh=zh)
+    return Case(ctx.entry, (q, k, v, n_splits), steps, factors=scale_factors(D), unit=PAIRS, zh=zh,
+                label=LARGE_SCORES if large else None)  # fmt: skip
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """Scores around 1e3 when the large-logits check failed: exp of a chunk's log-sum-exp, not shifted by the max of
+    them, overflows there."""
+    return [case(ctx, large=True)] if "stability.large-logits" in failed else []

@@ -1,5 +1,6 @@
 """What ``drill grade --trace`` compares the user's KVCacheAttention against: the second call (a chunk of 5
-tokens after 6 cached ones), with the cache grown to 11 keys and the mask aligned bottom-right."""
+tokens after 6 cached ones), with the cache grown to 11 keys and the mask aligned bottom-right. The stress inputs
+reach the same call another way: as a third call, or as a new sequence's on a module that decoded another one."""
 
 from __future__ import annotations
 
@@ -15,16 +16,23 @@ from drill.grade.tracing import NoTrace, scale_factors
 B, H, HD, CACHED, NEW = 2, 3, 4, 6, 5  # 11 keys in all; no two sizes equal
 
 
-def case(ctx) -> Case:
+def case(ctx, sizes: tuple[int, ...] = (CACHED,), before: bool = False, label: tuple[str, str] | None = None) -> Case:
+    """The traced call after untraced ones that feed the 6 cached tokens in chunks of ``sizes``, each given the
+    last one's cache; ``before``: another sequence was decoded on the module first (what it left must not show)."""
     built = TASK.build(ctx, H * HD, H, torch.float64)
     if built.layout is None:
         raise NoTrace("no recognised projection layout")
     gen = torch.Generator().manual_seed(7)
     x = torch.randn(B, CACHED + NEW, H * HD, generator=gen, dtype=torch.float64)
-    prefill, chunk = x[:, :CACHED].contiguous(), x[:, CACHED:].contiguous()
-    ret = ctx.call(built.module, prefill, None)  # the first call, untraced: its cache is what the second one gets
-    if not (isinstance(ret, (tuple, list)) and len(ret) == 2):
-        raise NoTrace("forward(x, cache) did not return (out, cache)")
+    chunk = x[:, CACHED:].contiguous()
+    if before:
+        ctx.call(built.module, torch.randn(B, CACHED, H * HD, generator=gen, dtype=torch.float64), None)
+    ret, start = (None, None), 0
+    for n in sizes:  # untraced: the cache they build is what the traced call gets
+        ret = ctx.call(built.module, x[:, start : start + n].contiguous(), ret[1])
+        if not (isinstance(ret, (tuple, list)) and len(ret) == 2):
+            raise NoTrace("forward(x, cache) did not return (out, cache)")
+        start += n
     params = built.params(torch.float64)
     q_all, k_all, v_all = (split_heads(p, H, HD) for p in built.layout.project_qkv(x, params))
     q = q_all[:, :, CACHED:]
@@ -43,4 +51,17 @@ def case(ctx) -> Case:
     zh = {"x (new chunk)": "x（新的一段 token）", "q (new tokens)": "q（新 token）", "k cached": "缓存的 k", "v cached": "缓存的 v",
           "k new": "新的 k", "v new": "新的 v", "k cached + new": "k（缓存 + 新）", "v cached + new": "v（缓存 + 新）",
           "masked (bottom-right)": "masked（右下对齐）", "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh, label=label)
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """Calls the second one hides bugs on, for the checks that failed: a third call (a cache that keeps only the
+    last chunk shows only then), a new sequence (cache=None) on a module that decoded another one."""
+    found = []
+    if any(f.startswith("numerical.decode-") for f in failed):
+        third = ("a third call (4 tokens, then 2, then 5)", "第三次调用（先 4 个 token，再 2 个，再 5 个）")
+        found.append(case(ctx, (4, 2), label=third))
+    if "robustness.fresh-sequence" in failed:
+        found.append(case(ctx, before=True, label=("a new sequence on a module that decoded another one",
+                                                   "在已解码过另一序列的模块上开始新序列")))  # fmt: skip
+    return found

@@ -14,11 +14,17 @@ from drill.grade.tracing import NoTrace
 SHAPE = (3, 5, 6)  # 15 tokens of d_model 6; 4 experts, top 2, d_ff 8: no two sizes equal
 
 
-def case(ctx) -> Case:
+LARGE = ("router logits around 1e3", "路由分数在 1e3 量级")
+
+
+def case(ctx, large: bool = False) -> Case:
+    """``large``: the stress input, tokens scaled so that the router logits reach ±2e3 (the top-k sets unchanged)."""
     built = build(ctx, torch.float64)
     if not built.ok:
         raise NoTrace("no router (or gate) nn.Linear and experts ModuleList")
     x2d = make_tokens(ctx, built, SHAPE[0] * SHAPE[1], offset=7)  # top-k sets that win by a margin
+    if large:
+        x2d = x2d * 2e3 / (x2d @ built.router_weight().T).abs().max()
     outs = built.expert_outputs(ctx, x2d)  # [E, N, d]
     logits = x2d @ built.router_weight().T
     top, idx = logits.topk(built.top_k, dim=-1)
@@ -42,4 +48,10 @@ def case(ctx) -> Case:
           "weight · expert output": "权重 · 专家输出", "softmax over all experts": "全体专家上的 softmax",
           "P_i (mean router probability)": "P_i（平均路由概率）", "aux loss": "辅助损失"}  # fmt: skip
     zh |= {f"expert {e} on every token": f"专家 {e} 在每个 token 上的输出" for e in range(built.n_experts)}
-    return Case(built.module, (x2d.reshape(SHAPE),), steps, returned=("output", "aux loss"), zh=zh)
+    label = LARGE if large else None
+    return Case(built.module, (x2d.reshape(SHAPE),), steps, returned=("output", "aux loss"), zh=zh, label=label)
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """Router logits around 1e3 when that check failed: a softmax without the max subtracted overflows there."""
+    return [case(ctx, large=True)] if "stability.large-router-logits" in failed else []

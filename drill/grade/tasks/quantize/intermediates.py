@@ -11,9 +11,11 @@ from drill.grade.trace_match import Case
 OUT, IN = 5, 7  # no two sizes equal
 
 
-def case(ctx) -> Case:
-    gen = torch.Generator().manual_seed(7)
-    w = torch.randn(OUT, IN, generator=gen, dtype=torch.float64) * torch.tensor([[1.0], [3.0], [0.0], [0.5], [2.0]])
+def case(ctx, w: torch.Tensor | None = None, label: tuple[str, str] | None = None) -> Case:
+    """The steps in w's dtype: float64 for the fixed input, bfloat16 for the stress one (the contract's algorithm in it)."""
+    if w is None:
+        gen = torch.Generator().manual_seed(7)
+        w = torch.randn(OUT, IN, generator=gen, dtype=torch.float64) * torch.tensor([[1.0], [3.0], [0.0], [0.5], [2.0]])
     absmax = w.abs().amax(1, keepdim=True)
     scale = absmax / 127
     zero = scale == 0
@@ -25,4 +27,26 @@ def case(ctx) -> Case:
              ("round(w / scale)", rounded), ("clamped to [-127, 127]", clamped), ("q", clamped.to(torch.int8))]  # fmt: skip
     zh = {"row absmax": "每行的 absmax", "safe scale (1 on an all-zero row)": "安全的 scale（全零行取 1）",
           "clamped to [-127, 127]": "裁剪到 [-127, 127]"}  # fmt: skip
-    return Case(ctx.entry, (w,), steps, output="q", integers=True, returned=("q", "scale = absmax / 127"), zh=zh)
+    return Case(ctx.entry, (w,), steps, output="q", integers=True, returned=("q", "scale = absmax / 127"), zh=zh, label=label)
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """bfloat16 rows whose absmax / scale rounds to 128 when a bfloat16 check failed: only there does a missing clamp
+    show (the int8 cast wraps 128 to -128); in float64 the quotient never passes 127."""
+    if not failed & {"numerical.bfloat16-levels", "numerical.bfloat16-error-bound"}:
+        return []
+    label = ("bfloat16 rows whose absmax / scale rounds to 128", "`absmax / scale` 会舍入到 128 的 bfloat16 行")
+    return [case(ctx, wrapping(), label=label)]
+
+
+def wrapping() -> torch.Tensor:
+    """OUT bfloat16 rows where the quotient rounds to 128 in bfloat16, and where the quotient taken in float32 instead
+    gives the same q and, cast back, the same scale: a correct file in either precision matches every step it names."""
+    from drill.grade.tasks.quantize.task import QuantVariant, reference
+
+    pool = torch.randn(2000, IN, generator=torch.Generator().manual_seed(8), dtype=torch.float64).to(torch.bfloat16)
+    q, scale = reference(pool)
+    wraps = reference(pool, QuantVariant(overflow="wrap"))[0].amin(dim=1) == -128
+    q32, scale32 = reference(pool.float())
+    same = (q32 == q.float()).all(dim=1) & (scale32.to(torch.bfloat16) == scale).all(dim=1)
+    return pool[wraps & same][:OUT]

@@ -7,22 +7,30 @@ import math
 import torch
 
 from drill.grade.trace_match import PAIRS, Case
-from drill.grade.tracing import fixed_mask, scale_factors
+from drill.grade.tracing import LARGE_PEAK, LARGE_SCORES, fixed_mask, scale_factors
 
 B, H, TQ, TK, D, DV = 2, 3, 5, 7, 4, 6  # no two sizes equal, so a transposition cannot hide
 
 
-def case(ctx) -> Case:
+def case(ctx, large: bool = False) -> Case:
+    """``large``: the stress input, q scaled so that the scaled scores reach ±LARGE_PEAK."""
     gen = torch.Generator().manual_seed(7)
     q, k, v = (torch.randn(B, H, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (TK, D), (TK, DV)))
     mask = fixed_mask((B, 1, TQ, TK), gen)
+    if large:
+        q = q * LARGE_PEAK * math.sqrt(D) / (q @ k.transpose(-2, -1)).abs().max()
     scores = q @ k.transpose(-2, -1)
     scaled = scores / math.sqrt(D)
     masked = scaled.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(masked, dim=-1)
     steps = [("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked", masked),
              ("weights", weights), ("output", weights @ v)]  # fmt: skip
-    return Case(ctx.entry, (q, k, v, mask), steps, factors=scale_factors(D), unit=PAIRS)
+    return Case(ctx.entry, (q, k, v, mask), steps, factors=scale_factors(D), unit=PAIRS, label=LARGE_SCORES if large else None)
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """Scores around 1e3 when the large-logits check failed: an exp without the max subtracted overflows there."""
+    return [case(ctx, large=True)] if "stability.large-logits" in failed else []
 
 
 def leaks(ctx, failed: set[str]) -> list[dict]:
