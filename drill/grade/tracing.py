@@ -74,8 +74,9 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
             divergence = again.get("first_divergence")
             if divergence is not None:
                 en, zh = extra.label
+                gap = " " if zh[-1:].isascii() and zh[-1:].isalnum() else ""  # "eps = 1e-4 时", "分数在 1e3 量级时"
                 divergence.update(input=en, input_zh=zh, message=f"on {en}: {divergence['message']}",
-                                  message_zh=f"{zh}时：{divergence['message_zh']}")  # fmt: skip
+                                  message_zh=f"{zh}{gap}时：{divergence['message_zh']}")  # fmt: skip
                 found = again
                 break
     if not found:

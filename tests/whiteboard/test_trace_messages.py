@@ -73,3 +73,12 @@ def test_a_reshape_where_a_transpose_was_needed():
     user = SCORES.transpose(1, 2).reshape(SCORES.shape)
     said = both(user, SCORES)
     assert "another arrangement" in said.en and "transpose" in said.zh
+
+
+def test_a_log_of_zero_is_an_underflow_where_nothing_is_masked():
+    user = torch.log_softmax(SCORES, -1)
+    user[0, 0, 0] = float("-inf")
+    said = both(user, torch.log_softmax(SCORES, -1))
+    assert "1 value is -inf where the expected is finite: a log of 0" in said.en and "下溢" in said.zh
+    masked = SCORES.masked_fill(torch.eye(5, 7, dtype=torch.bool), float("-inf"))
+    assert "masked" in both(SCORES.masked_fill(torch.ones(5, 7, dtype=torch.bool).triu(), float("-inf")), masked, ATTENTION).en
