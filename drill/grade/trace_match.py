@@ -46,6 +46,7 @@ class Case:
     returned: tuple[str, ...] = ()  # the steps a tuple-returning call gives back (dQ, dK, dV): used, though no op reads them
     zh: dict[str, str] = field(default_factory=dict)  # Chinese for the step names that are words, not code ("k chunk 1")
     unit: tuple[str, str] = ENTRIES  # what one masked entry is, in messages: PAIRS for attention
+    forbidden: dict[str, str] = field(default_factory=dict)  # the task's own builtins (F.layer_norm), named where called
     updates: tuple[int, ...] = ()  # the call inputs (in the order sent) the contract updates in place (adamw's param, m, v)
     label: tuple[str, str] | None = None  # a stress input: what is special about it (en, zh), shown with its divergence
 
@@ -300,10 +301,13 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         return f"`{step}`", f"`{case.zh.get(step, step)}`"
 
     for i, r in enumerate(records):
-        builtin = builtin_name(SimpleNamespace(__name__=r["op"]))
+        builtin = builtin_name(SimpleNamespace(__name__=r["op"])) or case.forbidden.get(r["op"].split(".")[0])
         if builtin:
             return rows, diverge(i, None, Said(f"calls torch's builtin `{builtin}`", f"调用了 torch 的内置实现 `{builtin}`"))
         if r["mutates"] >= 0 and r["mutates"] not in case.updates:
+            if r["op"] == "__setitem__":
+                return rows, diverge(i, None, Said("assigns into an input (`x[...] = ...`): the caller's tensor is modified",
+                                                   "对输入做了切片赋值（`x[...] = ...`）：调用方的张量被改掉了"))  # fmt: skip
             return rows, diverge(i, None, Said(f"`{r['op']}` changes an input in place: the caller's tensor is modified",
                                                f"`{r['op']}` 原地修改了输入：调用方的张量被改掉了"))  # fmt: skip
     for i, r in enumerate(records):

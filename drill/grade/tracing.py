@@ -63,14 +63,17 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
         return {"first_divergence": found, "pictures": [], **({"trace": []} if rows else {})} if found else {}
     except (NoTrace, Abort, RuntimeError, ValueError, TypeError, IndexError):
         return {}
-    found = trace_cases(ctx, cases if isinstance(cases, list) else [cases], lines)  # one per accepted layout (rope)
+    from drill.grade.tasks import TASKS
+
+    forbidden = getattr(TASKS[task_name].load(), "forbidden", None) or {}  # F.layer_norm in layernorm: named on its line
+    found = trace_cases(ctx, cases if isinstance(cases, list) else [cases], lines, forbidden)  # one per layout (rope)
     if found and found["first_divergence"] is None and failed and hasattr(module, "stress"):
         try:
             stressed = module.stress(ctx, set(failed))
         except (NoTrace, UserCodeError, Abort, RuntimeError, ValueError, TypeError, IndexError):
             stressed = []
         for extra in stressed:
-            again = trace_cases(ctx, [extra], lines)
+            again = trace_cases(ctx, [extra], lines, forbidden)
             divergence = again.get("first_divergence")
             if divergence is not None:
                 en, zh = extra.label
@@ -86,10 +89,12 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
     return found
 
 
-def trace_cases(ctx, cases: list, lines: list[str]) -> dict:
+def trace_cases(ctx, cases: list, lines: list[str], forbidden: dict[str, str] | None = None) -> dict:
     """Trace one input (the first case; the others are the same input in another accepted layout)."""
     if isinstance(cases[0], ValueCase):  # plain-Python code (bpe, lr_schedule, beam_search): its values, call by call
         return trace_values(ctx, cases, lines)
+    for c in cases:
+        c.forbidden = forbidden or {}
     case = cases[0]
     try:
         result, records, raised = ctx.user.trace(case.target, case.args, case.kwargs)

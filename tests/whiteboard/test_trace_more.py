@@ -88,3 +88,21 @@ def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
     assert found is not None and found["line"] == lines[0], found
     assert expected is ... or found["expected"] == expected, found
     assert english_words(found["message_zh"]) == [], found["message_zh"]
+
+
+# rule breaks the trace names on the small input: an assignment into an input, a task's own builtin
+RULES = [
+    ("rope", "mutates-input__rope.py", "x[..., 0::2] = even * cos - odd * sin", "assigns into an input"),
+    ("layernorm", "uses-builtin-layernorm__1.py", "return F.layer_norm(", "builtin `F.layer_norm / nn.LayerNorm`"),
+    ("softmax", "uses-builtin-softmax__1.py", "return x.log_softmax(dim=dim).exp()", "builtin `log_softmax`"),
+    ("grad_clip", "uses-builtin-clip-grad__1.py", "return clip_grad_norm_(", "builtin `torch.nn.utils.clip_grad_norm_`"),
+]
+
+
+@pytest.mark.parametrize("task, name, text, said", RULES, ids=[m[1].removesuffix(".py") for m in RULES])
+def test_a_rule_break_is_named_at_its_line(task, name, text, said):
+    path = TASK_DIR / task / "mutants" / name
+    line = next(n for n, code in enumerate(path.read_text().splitlines(), 1) if text in code)
+    found = trace(path, task)["first_divergence"]
+    assert found is not None and found["line"] == line and said in found["message"], found
+    assert english_words(found["message_zh"]) == [], found["message_zh"]

@@ -20,6 +20,7 @@ from .wire import NAMES  # what the wire carries: a complex step (view_as_comple
 MAX_RECORDS = 400
 MAX_ELEMENTS = 400_000  # all copies together: the trace input is small, a loop over it is not
 IN_PLACE = {f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "matmul", "pow", "mod", "and", "or", "xor")}
+IN_PLACE.add("__setitem__")  # x[..., :2] = ...: written where it stands
 
 
 def op_name(func) -> str:
@@ -71,7 +72,7 @@ class TraceMode(TorchFunctionMode):
             self.elements += shown.numel()
         index = len(self.records)
         name = op_name(func)
-        written = self.source.get(id(out), 0)  # -1 - i: the op returned call input i itself
+        written = self.source.get(id(outputs[0] if out is None else out), 0)  # -1 - i: the op wrote call input i itself
         in_place = written < 0 and (name.endswith("_") and not name.endswith("__") or name in IN_PLACE)
         self.records.append({"line": line, "op": name, "tensor": copy, "shape": list(shown.shape),
                              "dtype": str(shown.dtype).removeprefix("torch."), "inputs": used,
