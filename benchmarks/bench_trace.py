@@ -6,7 +6,7 @@ does, with and without ``--trace``, and prints the medians and the difference ag
 Then the stress inputs: for mutants whose bug the small trace input hides, the trace of a failed grade
 with their failed checks (small input, then the stress inputs those checks pick) against the same trace
 without them (the small input alone): what a failed grade pays for them.
-Run: python benchmarks/bench_trace.py [--runs N] [--tasks sdpa,mha,causal]. Exits 1 over budget.
+Run: python benchmarks/bench_trace.py [--runs N] [--tasks sdpa,mha,causal,bpe,lr_schedule,beam_search]. Exits 1 over budget.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def main() -> int:
                 plain = statistics.median(timed(grader, path, task, False) for _ in range(args.runs))
                 traced = statistics.median(timed(grader, path, task, True) for _ in range(args.runs))
                 worst = max(worst, traced - plain)
-                print(f"{task:<7} {kind:<8} grade {plain:6.3f} s   --trace {traced:6.3f} s   +{traced - plain:6.3f} s")
+                print(f"{task:<14} {kind:<8} grade {plain:6.3f} s   --trace {traced:6.3f} s   +{traced - plain:6.3f} s")
             for task, name in STRESSED:
                 grade, added = stress_cost(grader, task, catalog.get(task).solution.parent / "mutants" / name, args.runs)
                 worst = max(worst, added)
