@@ -1,6 +1,7 @@
 """`--lang zh` end to end: no English interface text in a Chinese run of grade, whiteboard, review,
 stats and streak. The English side of every label table these screens print from is the list of what
-must not appear; content that has no translation (check ids, the judge's evidence, commands) is not UI."""
+must not appear; content that has no translation (check ids, commands) is not UI. The judge's evidence
+is translated (drill.grade.evidence_zh): its lines must hold no English word either."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from typer.testing import CliRunner
 from drill import i18n
 from drill.cli import app
 from drill.views import dashboard_view, doctor_view, grade_view, stats_view, whiteboard_view
+
+from whiteboard.zh_text import english_words
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = str(ROOT / "tests" / "fixtures" / "quiz_bank.yaml")
@@ -69,11 +72,18 @@ def test_grade_in_chinese():
     mutant = ROOT / "drill" / "grade" / "tasks" / "sdpa" / "mutants" / "scale-missing__1.py"
     result = CliRunner().invoke(app, ["grade", str(mutant), "--task", "sdpa", "--lang", "zh"], env={"COLUMNS": "200"})
     assert result.exit_code == 1
-    # table rows (3+ rules) hold the judge's evidence: content here, not this screen's labels
-    frame = "\n".join(line for line in result.stdout.splitlines() if line.count("│") < 3)
-    assert "诊断" in frame and "改法" in frame and "未通过" in frame
-    assert re.search(r"第 7 行：这一行之后应得到 `scaled`：你的是应为值的 2 倍：没有乘 1/√d", frame), frame
-    assert english_in(frame) == [], frame
+    screen = result.stdout
+    rows: list[str] = []  # the evidence column; a row wrapped onto more lines has an empty status cell after its first
+    for cells in (line.split("│") for line in screen.splitlines()):
+        if len(cells) == 6 and (cells[1].strip() or not rows):
+            rows.append(cells[4].strip())
+        elif len(cells) == 6:
+            rows[-1] += " " + cells[4].strip()
+    assert "诊断" in screen and "改法" in screen and "未通过" in screen
+    assert re.search(r"第 7 行：这一行之后应得到 `scaled`：你的是应为值的 2 倍：没有乘 1/√d", screen), screen
+    assert any("最大误差" in row and "允许" in row for row in rows), rows  # the numerical checks' evidence, in Chinese
+    assert english_in(screen) == [], screen
+    assert [w for row in rows for w in english_words(row)] == [], rows
 
 
 def test_a_whiteboard_session_in_chinese(tmp_path, drill_home):
@@ -102,10 +112,11 @@ def test_a_whiteboard_session_in_chinese(tmp_path, drill_home):
         seen.append(child.before)
     finally:
         child.close(force=True)
-    # the judge's evidence lines (✗ / !) are content; everything else is the session's own text
-    shown = "\n".join(line for line in "".join(seen).splitlines() if not re.search(r"^\s*(\x1b\[[0-9;]*m)*\s*[✗!]", line))
-    assert "评为" in shown and "剩余" in shown
+    shown = "".join(seen)
+    evidence = [ANSI.sub("", line) for line in shown.splitlines() if re.search(r"^\s*(\x1b\[[0-9;]*m)*\s*[✗!]", line)]
+    assert "评为" in shown and "剩余" in shown and evidence
     assert english_in(shown) == [], shown
+    assert [w for line in evidence for w in english_words(line.split(": ", 1)[-1])] == [], evidence  # after the check id
 
 
 def test_an_error_after_the_language_is_known_is_prefixed_in_it(drill_home):

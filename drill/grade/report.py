@@ -19,13 +19,27 @@ class Check:
     status: str
     message: str = ""
     codes: list[str] = field(default_factory=list)  # diagnosis codes this check proves on its own
+    message_zh: str = ""  # the evidence in Chinese: made from ``message`` when the judge sends the check
+
+    def text(self, lang: str) -> str:
+        """The evidence in ``lang``. The Chinese is read from the final English (checks prefix it as they go),
+        so it is made at the first ask, in the judge; the English itself where no rule of the table fits."""
+        if lang != "zh":
+            return self.message
+        if not self.message_zh:
+            from drill.grade.evidence_zh import translate
+
+            self.message_zh = translate(self.message)
+        return self.message_zh
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "category": self.category, "status": self.status, "message": self.message}
+        return {"id": self.id, "category": self.category, "status": self.status, "message": self.message,
+                "message_zh": self.text("zh")}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict) -> Check:
-        return cls(data["id"], data["category"], data["status"], data.get("message", ""), list(data.get("codes", [])))
+        return cls(data["id"], data["category"], data["status"], data.get("message", ""), list(data.get("codes", [])),
+                   data.get("message_zh", ""))  # fmt: skip
 
 
 @dataclass

@@ -26,7 +26,7 @@ MARKS_ZH = {"pass": "[green]✓ 通过[/]", "fail": "[red]✗ 失败[/]", "error
 CATEGORY_ZH = {"shape": "形状", "mask-leak": "掩码泄漏", "numerical": "数值", "stability": "稳定性", "gradient": "梯度",
                "rules": "规则", "robustness": "鲁棒性"}  # fmt: skip
 STATUS_ZH = {"pass": "通过", "fail": "失败", "error": "出错", "warn": "警告", "skip": "跳过"}
-WORDS = {  # the report's frame; check ids, categories and the judge's evidence stay as the grader wrote them
+WORDS = {  # the report's frame; check ids stay as the grader wrote them, the evidence comes in both languages
     "title": ("drill grade · task {task} · device {device}", "drill grade · 题目 {task} · 设备 {device}"),
     "columns": (("status", "check", "category", "evidence"), ("状态", "检查项", "类别", "证据")),
     "diagnosis": ("diagnosis", "诊断"),
@@ -77,7 +77,7 @@ def print_report(report: Report, as_json: bool, lang: str = "en") -> None:
     table.add_column(evidence)
     for check in report.checks:
         table.add_row(marks.get(check.status, check.status), check.id, CATEGORY_ZH.get(check.category, check.category) if zh else check.category,
-                      escape(check.message))  # fmt: skip
+                      escape(check.text(lang)))  # fmt: skip
     out.print(table)
     if report.trace is not None:
         for line in trace_view.trace_lines(report.trace, lang):

@@ -108,11 +108,11 @@ class SessionView:
             message, fix = d.text(self.lang)
             self._print(f"  [bold red]{d.code}[/] {escape(message)}\n    [green]{say('fix', self.lang)}[/] {escape(fix)}")
         for check in failing[:MAX_FAILURES]:
-            self._print(f"  [red]✗[/] {check.id}: {escape(check.message)}")
+            self._print(f"  [red]✗[/] {check.id}: {escape(check.text(self.lang))}")
         if len(failing) > MAX_FAILURES:
             self._print(f"  [dim]{say('more', self.lang, n=len(failing) - MAX_FAILURES)}[/]")
         for check in warnings[:MAX_FAILURES]:
-            self._print(f"  [yellow]![/] {check.id}: {escape(check.message)}")
+            self._print(f"  [yellow]![/] {check.id}: {escape(check.text(self.lang))}")
 
     def already_passing(self) -> None:
         self._print(f"[yellow]{say('already', self.lang)}[/]")

@@ -73,5 +73,5 @@ def test_report_json_contract():
     data = report.to_dict()
     assert list(data) == ["task", "device", "passed", "checks", "diagnosis", "duration_s"]
     assert data["passed"] is False
-    assert data["checks"][1] == {"id": "x", "category": "rules", "status": "fail", "message": "no"}
+    assert data["checks"][1] == {"id": "x", "category": "rules", "status": "fail", "message": "no", "message_zh": "no"}
     assert Report.from_wire(report.to_wire()).checks[1].codes == ["uses-builtin"]

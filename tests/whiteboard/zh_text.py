@@ -7,7 +7,9 @@ import re
 # words a Chinese ML engineer writes as they are: names of ops, dtypes, values, the contract's own terms
 TERMS = {"inf", "nan", "NaN", "bool", "int8", "int64", "float32", "float64", "softmax", "query", "key", "transpose", "view",
          "reshape", "masked_fill", "torch", "head_dim", "d_model", "log", "exp", "sqrt", "max", "min", "sum", "mean", "cos",
-         "sin", "eps", "lse", "top", "token"}  # fmt: skip
+         "sin", "eps", "lse", "top", "token", "value", "logits", "logit", "True", "False", "None", "bfloat16", "float16",
+         "int32", "RMSNorm", "Adam", "AdamW", "zygote", "drill", "nanoGPT", "Hugging", "Face", "vLLM",
+         "CDF", "UTF", "MiB", "GiB", "dtype", "autograd"}  # fmt: skip
 
 
 def english_words(text: str) -> list[str]:
