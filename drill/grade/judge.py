@@ -37,6 +37,8 @@ def serve(requests, results, threads: int | None) -> None:
     remote.zygote(threads)  # started now: it imports torch while this process loads the tasks
     for spec in TASKS.values():
         spec.load()
+    from drill.grade import evidence_zh  # noqa: F401 - its table (~60 ms of regexes) compiles here, not in the first grade
+
     emit({"event": "ready"})
     for line in requests:
         request = json.loads(line)
