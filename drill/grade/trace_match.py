@@ -222,13 +222,14 @@ def differs(user: torch.Tensor, expected: torch.Tensor, case: Case) -> Said:
     finite = torch.isfinite(exp) & torch.isfinite(user) & (exp.abs() > 1e-9)
     if finite.any():
         ratio = (user[finite] / exp[finite]).median().item()
-        if abs(ratio - 1) > 1e-6 and _close(user[finite], ratio * exp[finite]):
-            meaning = next(((en, zh) for f, en, zh in case.factors if math.isclose(ratio, f, rel_tol=1e-6)), None)
+        meaning = next(((en, zh) for f, en, zh in case.factors if math.isclose(ratio, f, rel_tol=1e-6)), None)
+        several = int(finite.sum()) > 1  # one number is a multiple, and an offset, of any other: only a known factor says more
+        if abs(ratio - 1) > 1e-6 and ratio != 0 and (several or meaning) and _close(user[finite], ratio * exp[finite]):
             return Said(f"yours is {ratio:.4g} × the expected" + (f": {meaning[0]}" if meaning else ""),
                         f"你的是应为值的 {ratio:.4g} 倍" + (f"：{meaning[1]}" if meaning else ""), scale=True)  # fmt: skip
     if finite.any():
         shift = (user[finite] - exp[finite]).median().item()
-        if abs(shift) > 1e-9 and _close(user[finite], exp[finite] + shift):
+        if abs(shift) > 1e-9 and several and _close(user[finite], exp[finite] + shift):
             more = "多" if shift > 0 else "少"
             return Said(f"yours is the expected {shift:+.4g} everywhere: an offset",
                         f"你的处处比应为值{more} {abs(shift):.4g}：整体偏移了")  # fmt: skip

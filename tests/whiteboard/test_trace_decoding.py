@@ -49,14 +49,14 @@ MUTANTS = [
     # the missing return is no op: named at draft 3's test, its last tensor step ("returns shape [4]; ... [3]")
     ("speculative", "spec-no-stop-after-rejection__1.py", "if uniforms[i] < min(1.0, (p / q).item()):", "output", NONE),
     ("speculative", "spec-bonus-missing__1.py", "    return torch.tensor(out", "output", ACCEPTED_FAILED),  # the last return
+    # target_probs[i].sub_(...) writes the caller's tensor through a view of it: the same storage
+    ("speculative", "mutates-input__speculative.py", "residual = target_probs[i].sub_(", None, NONE),
 ]
 # what the trace cannot name, and why; these trace clean
 UNREACHED = [
     # the generator is no tensor, and the ids are not compared: multinomial, an inverse CDF or Gumbel-max draw other
     # ids from the same generator, all correctly
     ("sampling", "sample-ignores-generator__1.py", frozenset({"robustness.sample-uses-generator"})),
-    # target_probs[i].sub_(...) writes through a view: the recorder flags in-place ops only on the call input itself
-    ("speculative", "mutates-input__speculative.py", ACCEPTED_FAILED),
 ]
 PARTLY_NAMED = {"sampling_sort_scatter"}  # the buffers it starts (zeros_like, empty_like) only feed the steps
 PLAIN = {"speculative_python_loop"}  # computes in Python floats (tolist): no tensor step at all

@@ -31,6 +31,15 @@ def op_name(func) -> str:
     return str(name)[:60]
 
 
+def storage(t: torch.Tensor) -> int:
+    """Where ``t``'s memory starts (0: none to share, e.g. an empty tensor)."""
+    with torch._C.DisableTorchFunction():
+        try:
+            return t.untyped_storage().data_ptr() if t.layout == torch.strided else 0
+        except (RuntimeError, NotImplementedError):
+            return 0
+
+
 class TraceMode(TorchFunctionMode):
     """Records (line, op, output copy, inputs) for every torch function called from ``filename``."""
 
@@ -41,6 +50,7 @@ class TraceMode(TorchFunctionMode):
         self.elements = 0
         self.source: dict[int, int] = {id(t): -1 - i for i, t in enumerate(inputs)}  # tensor id -> record or -1-input
         self.alive: list[torch.Tensor] = list(inputs)  # keeps ids unique while the call runs
+        self.storages = {storage(t): -1 - i for i, t in enumerate(inputs) if storage(t)}  # a view of input i writes it too
 
     def _line(self) -> int | None:
         frame = sys._getframe(2)
@@ -72,7 +82,10 @@ class TraceMode(TorchFunctionMode):
             self.elements += shown.numel()
         index = len(self.records)
         name = op_name(func)
-        written = self.source.get(id(outputs[0] if out is None else out), 0)  # -1 - i: the op wrote call input i itself
+        target = outputs[0] if out is None else out
+        written = self.source.get(id(target), 0)  # -1 - i: the op wrote call input i, itself or through a view
+        if written >= 0 and isinstance(target, torch.Tensor):
+            written = self.storages.get(storage(target), 0)
         in_place = written < 0 and (name.endswith("_") and not name.endswith("__") or name in IN_PLACE)
         self.records.append({"line": line, "op": name, "tensor": copy, "shape": list(shown.shape),
                              "dtype": str(shown.dtype).removeprefix("torch."), "inputs": used,

@@ -45,5 +45,6 @@ def case(ctx) -> Case:
         output="total norm",
         table=True,
         returned=("total norm", *(name for name, _ in clipped)),
+        updates=tuple(2 * i + 1 for i in n),  # sent as value, grad per parameter: the contract clips the grads in place
         zh=zh,
     )
