@@ -10,15 +10,12 @@ import json
 from pathlib import Path
 
 import pytest
-import torch
+from traced import trace
 from typer.testing import CliRunner
 from zh_text import english_words
 
 from drill.cli import app
-from drill.grade import remote
-from drill.grade.context import Context
 from drill.grade.tasks import TASKS
-from drill.grade.tracing import run_trace
 
 SDPA = '''import math
 
@@ -171,16 +168,6 @@ def broken(tmp_path: Path, task, code, base, old, new) -> tuple[Path, int]:
     path = tmp_path / f"{task}_{code}.py"
     path.write_text(source)
     return path, lines[0]
-
-
-def trace(path: Path, task: str) -> dict:
-    user = remote.UserProcess(remote.zygote(), timeout=30, device=torch.device("cpu"), memory=None)
-    try:
-        user.load(str(path))
-        ctx = Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
-        return run_trace(task, ctx, rows=True)
-    finally:
-        user.close()
 
 
 @pytest.mark.parametrize("task, code, base, old, new", BUGS, ids=[f"{b[0]}-{b[1]}" for b in BUGS])

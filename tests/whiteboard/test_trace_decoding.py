@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 import torch
+from traced import trace, user_context
 
-from drill.grade import remote
-from drill.grade.context import Context
-from drill.grade.tasks import TASKS
 from drill.grade.tasks.sampling.intermediates import case as sampling_case
 from drill.grade.tasks.sampling.task import HYPOTHESES, filter_reference
 from drill.grade.tasks.speculative.intermediates import ALL_ACCEPTED, REJECTION, inputs
 from drill.grade.tasks.speculative.task import accept_reference
-from drill.grade.tracing import declared, run_trace, trace_cases
+from drill.grade.tracing import declared, trace_cases
 
 ROOT = Path(__file__).parents[2]
 TASK_DIR = ROOT / "drill" / "grade" / "tasks"
@@ -63,20 +61,6 @@ PLAIN = {"speculative_python_loop"}  # computes in Python floats (tolist): no te
 LAST_STEP = {"sampling": "output", "speculative": "CDF"}  # speculative returns Python ints made a tensor: from no input
 
 
-def user_process(path: Path, task: str):
-    user = remote.UserProcess(remote.zygote(), timeout=30, device=torch.device("cpu"), memory=None)
-    user.load(str(path))
-    return user, Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
-
-
-def trace(path: Path, task: str, failed: frozenset[str] = frozenset()) -> dict:
-    user, ctx = user_process(path, task)
-    try:
-        return run_trace(task, ctx, rows=True, failed=failed)
-    finally:
-        user.close()
-
-
 def fixtures(task: str) -> list[Path]:
     return [TASK_DIR / task / "solution.py"] + sorted(CORRECT.glob(f"{task}_*.py"))
 
@@ -102,13 +86,10 @@ def test_a_correct_file_traces_clean_and_every_line_names_a_step(task, path):
 
 @pytest.mark.parametrize("task, path", CLEAN, ids=[f"{t}-{p.parent.name}-{p.stem}" for t, p in CLEAN])
 def test_a_correct_file_traces_clean_on_the_stress_input_too(task, path):
-    user, ctx = user_process(path, task)
-    try:
+    with user_context(path, task) as ctx:
         stressed = declared(task).stress(ctx, SAMPLE_FAILED | ACCEPTED_FAILED)
         assert len(stressed) == 1
         found = trace_cases(ctx, stressed, path.read_text().splitlines())
-    finally:
-        user.close()
     assert found["first_divergence"] is None, found["first_divergence"]
     assert all(row["status"] in ("match", "feeds", "aux") for row in found["trace"]), found["trace"]
 

@@ -13,13 +13,11 @@ import re
 from pathlib import Path
 
 import pytest
-import torch
 from rich.console import Console
+from traced import user_context
 from zh_text import english_words
 
-from drill.grade import remote
 from drill.grade.battery import run_battery
-from drill.grade.context import Context
 from drill.grade.report import Report
 from drill.grade.tasks import TASKS
 from drill.grade.tracing import declared, run_trace, trace_cases
@@ -97,12 +95,6 @@ def source(task: str, mutant: str) -> str:
     return solution.replace(line, line.replace(f"torch.softmax({var}, dim=-1)", by_hand))
 
 
-def user_side(path: Path, task: str):
-    user = remote.UserProcess(remote.zygote(), timeout=60, device=torch.device("cpu"), memory=None)
-    user.load(str(path))
-    return user, Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
-
-
 def fixtures(task: str) -> list[Path]:
     """The task's solution and its correct fixtures (not those of a task whose name extends it: flash_decoding_*)."""
     longer = [other for other in TASKS if other != task and other.startswith(f"{task}_")]
@@ -123,11 +115,8 @@ def test_a_bug_the_small_input_hides_is_named_on_the_stress_input(task, mutant, 
     assert found["input"] and CJK.search(found["input_zh"]), found
     assert found["message"].startswith(f"on {found['input']}: ") and found["message_zh"].startswith(found["input_zh"])
     assert english_words(found["message_zh"]) == [], found["message_zh"]
-    user, ctx = user_side(path, task)
-    try:  # the small input alone shows nothing: the stress input is what named the line
+    with user_context(path, task, timeout=60) as ctx:  # the small input alone shows nothing: the stress input named the line
         assert run_trace(task, ctx, rows=False)["first_divergence"] is None
-    finally:
-        user.close()
 
 
 CLEAN = [(task, path) for task in STRESSED for path in fixtures(task)]
@@ -135,8 +124,7 @@ CLEAN = [(task, path) for task in STRESSED for path in fixtures(task)]
 
 @pytest.mark.parametrize("task, path", CLEAN, ids=[f"{t}-{p.parent.name}-{p.stem}" for t, p in CLEAN])
 def test_a_correct_file_traces_clean_on_every_stress_input(task, path):
-    user, ctx = user_side(path, task)
-    try:
+    with user_context(path, task, timeout=60) as ctx:
         every = {d.id for d in TASKS[task].load().checks(ctx)}
         assert run_trace(task, ctx, rows=False)["first_divergence"] is None
         assert run_trace(task, ctx, rows=False, failed=frozenset(every))["first_divergence"] is None
@@ -146,16 +134,11 @@ def test_a_correct_file_traces_clean_on_every_stress_input(task, path):
         for case in cases:  # each on its own: run_trace stops at the first that diverges
             found = trace_cases(ctx, [case], lines)
             assert found["trace"] and found["first_divergence"] is None, (case.label, found["first_divergence"])
-    finally:
-        user.close()
 
 
 def test_a_correct_file_with_no_failed_check_pays_for_no_stress_input():
-    user, ctx = user_side(TASK_DIR / "kv_cache" / "solution.py", "kv_cache")
-    try:
+    with user_context(TASK_DIR / "kv_cache" / "solution.py", "kv_cache") as ctx:
         assert [declared(task).stress(ctx, set()) for task in STRESSED] == [[] for _ in STRESSED]
-    finally:
-        user.close()
 
 
 @pytest.fixture(scope="module")
@@ -184,11 +167,8 @@ def test_cross_draws_the_padding_of_each_sample(cross_leak):
 
 
 def test_cross_draws_nothing_for_a_correct_file():
-    user, ctx = user_side(TASK_DIR / "cross" / "solution.py", "cross")
-    try:
+    with user_context(TASK_DIR / "cross" / "solution.py", "cross") as ctx:
         pictures = declared("cross").leaks(ctx, {"mask-leak.padding"})
-    finally:
-        user.close()
     assert len(pictures) == 3
     assert all(picture["through"] == picture["allowed"] for picture in pictures)  # every real key used, no padded one
 

@@ -10,12 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
-
-from drill.grade import remote
-from drill.grade.context import Context
-from drill.grade.tasks import TASKS
-from drill.grade.tracing import run_trace
+from traced import the_line, trace
 
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
 CORRECT = Path(__file__).parent / "impls" / "correct"
@@ -58,16 +53,6 @@ MEANINGS = [
 ]
 
 
-def trace(path: Path, task: str) -> dict:
-    user = remote.UserProcess(remote.zygote(), timeout=30, device=torch.device("cpu"), memory=None)
-    try:
-        user.load(str(path))
-        ctx = Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
-        return run_trace(task, ctx, rows=True)
-    finally:
-        user.close()
-
-
 CLEAN = [(task, path) for task in RESULTS for path in [TASK_DIR / task / "solution.py", *sorted(CORRECT.glob(f"{task}_*.py"))]]
 
 
@@ -87,10 +72,8 @@ def test_a_correct_file_traces_clean_and_every_line_names_a_step(task, path):
 )
 def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
     path = TASK_DIR / task / "mutants" / name
-    lines = [n for n, code in enumerate(path.read_text().splitlines(), 1) if text in code]
-    assert len(lines) == 1, (name, text)
     found = trace(path, task)["first_divergence"]
-    assert found is not None and found["line"] == lines[0], found
+    assert found is not None and found["line"] == the_line(path, text), found
     assert expected is ... or found["expected"] == expected, found
 
 

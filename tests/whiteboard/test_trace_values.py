@@ -16,14 +16,12 @@ from pathlib import Path
 
 import pytest
 import torch
+from traced import trace
 from typer.testing import CliRunner
 from zh_text import english_words
 
 from drill.cli import app
 from drill.grade import remote
-from drill.grade.context import Context
-from drill.grade.tasks import TASKS
-from drill.grade.tracing import run_trace
 from drill.grade.user import value_trace, wire
 from drill.grade.user.value_trace import ValueRecorder
 
@@ -157,16 +155,6 @@ WRITTEN_BUGS = [
     ("lr_schedule", "max_lr * (step / warmup_steps)", "max_lr * ((step + 1) / warmup_steps)  # BUG", "output"),
     ("beam_search", "cands.append((score + logp[b, tok].item(),", "cands.append((logp[b, tok].item(),  # BUG\n                 ", None),
 ]  # fmt: skip
-
-
-def trace(path: Path, task: str) -> dict:
-    user = remote.UserProcess(remote.zygote(), timeout=30, device=torch.device("cpu"), memory=None)
-    try:
-        user.load(str(path))
-        ctx = Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
-        return run_trace(task, ctx, rows=True)
-    finally:
-        user.close()
 
 
 def written(tmp_path: Path, task: str, source: str, name: str = "ok") -> Path:

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from traced import user_context
 
-from drill.grade import remote
-from drill.grade.context import Context
 from drill.grade.tasks import TASKS
 from drill.grade.trace_match import Case
 from drill.grade.tracing import declared
@@ -52,17 +51,12 @@ def cases(task: str) -> list[Case]:
     """The task's trace cases, built from its solution.py (module tasks take their weights from the user's module),
     and its stress inputs, every one of them (as if every check had failed)."""
     path = TASK_DIR / task / "solution.py"
-    user = remote.UserProcess(remote.zygote(), timeout=30, device=torch.device("cpu"), memory=None)
-    try:
-        user.load(str(path))
-        ctx = Context(path=path, entry=user.entry(TASKS[task].entry), device=torch.device("cpu"), user=user)
+    with user_context(path, task) as ctx:
         module = declared(task)
         found = module.case(ctx)
         found = found if isinstance(found, list) else [found]
         if hasattr(module, "stress"):
             found += module.stress(ctx, {d.id for d in TASKS[task].load().checks(ctx)})
-    finally:
-        user.close()
     return found
 
 

@@ -129,31 +129,22 @@ class Server:
         user's file, the line, the op, a copy of the output and the records it consumed."""
         from .trace import TraceMode
 
-        recorder = TraceMode(str(self.path.resolve()), inputs)
-        result, raised = None, None
-        try:
-            with torch.no_grad(), recorder:
-                result = self.call_user(target, args, kwargs, False)
-        except Failed as exc:  # the records up to the exception still show where the values went wrong
-            if exc.kind == "memory":
-                raise
-            raised = str(exc)
-        try:
-            return self.reply((result, recorder.records, raised))
-        except (TypeError, ValueError) as exc:
-            raise Failed(f"returned something that cannot be checked ({exc})") from None
+        return self.recorded(TraceMode(str(self.path.resolve()), inputs), target, args, kwargs)
 
     def op_value_trace(self, target, args, kwargs):
         """One call under the value recorder (drill grade --trace for plain-Python tasks): its result and,
         per line of the user's file that ran, the locals it bound or changed, as plain copies."""
         from .value_trace import ValueRecorder
 
-        recorder = ValueRecorder(str(self.path.resolve()))
+        return self.recorded(ValueRecorder(str(self.path.resolve())), target, args, kwargs)
+
+    def recorded(self, recorder, target, args, kwargs):
+        """(result, records, what it raised or None): the records up to an exception still show where it went wrong."""
         result, raised = None, None
         try:
             with torch.no_grad(), recorder:
                 result = self.call_user(target, args, kwargs, False)
-        except Failed as exc:  # the records up to the exception still show where the values went wrong
+        except Failed as exc:
             if exc.kind == "memory":
                 raise
             raised = str(exc)
