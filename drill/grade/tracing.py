@@ -75,11 +75,12 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
         for extra in stressed:
             again = trace_cases(ctx, [extra], lines, forbidden)
             divergence = again.get("first_divergence")
-            if divergence is not None:
+            if divergence is not None and "input" not in divergence:  # a value trace labels its own
                 en, zh = extra.label
                 gap = " " if zh[-1:].isascii() and zh[-1:].isalnum() else ""  # "eps = 1e-4 时", "分数在 1e3 量级时"
                 divergence.update(input=en, input_zh=zh, message=f"on {en}: {divergence['message']}",
                                   message_zh=f"{zh}{gap}时：{divergence['message_zh']}")  # fmt: skip
+            if divergence is not None:
                 found = again
                 break
     if not found:
