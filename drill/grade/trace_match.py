@@ -46,6 +46,7 @@ class Case:
     returned: tuple[str, ...] = ()  # the steps a tuple-returning call gives back (dQ, dK, dV): used, though no op reads them
     zh: dict[str, str] = field(default_factory=dict)  # Chinese for the step names that are words, not code ("k chunk 1")
     unit: tuple[str, str] = ENTRIES  # what one masked entry is, in messages: PAIRS for attention
+    removing: tuple[str, ...] = ()  # the bool steps whose True means removed (masked_fill's mask), not allowed
     forbidden: dict[str, str] = field(default_factory=dict)  # the task's own builtins (F.layer_norm), named where called
     updates: tuple[int, ...] = ()  # the call inputs (in the order sent) the contract updates in place (adamw's param, m, v)
     label: tuple[str, str] | None = None  # a stress input: what is special about it (en, zh), shown with its divergence
@@ -171,8 +172,8 @@ def _values(n: int) -> str:
     return "1 value is" if n == 1 else f"{n} values are"
 
 
-def differs(user: torch.Tensor, expected: torch.Tensor, case: Case) -> Said:
-    """How ``user`` differs from ``expected`` (same shape after :func:`views`), in a few words."""
+def differs(user: torch.Tensor, expected: torch.Tensor, case: Case, step: str | None = None) -> Said:
+    """How ``user`` differs from the ``step`` named ``expected`` (same shape after :func:`views`), in a few words."""
     unit, unit_zh = case.unit
     candidates = views(expected, user.shape) if user.numel() == expected.numel() else []
     if not candidates:
@@ -184,6 +185,9 @@ def differs(user: torch.Tensor, expected: torch.Tensor, case: Case) -> Said:
             dtype = str(user.dtype).removeprefix("torch.")
             return Said(f"the right values as {dtype}, not bool", f"值是对的，但类型是 {dtype}，应为 bool")
         extra, missing = int(((user != 0) & ~exp).sum()), int(((user == 0) & exp).sum())
+        if step in case.removing:  # True: removed
+            return _joined([Said(f"{extra} {unit} removed that the contract keeps", f"有 {extra} {unit_zh}本应保留，却被删掉")] * bool(extra)
+                           + [Said(f"{missing} {unit} kept that the contract removes", f"有 {missing} {unit_zh}本应删掉，却被保留")] * bool(missing))  # fmt: skip
         return _joined([Said(f"{extra} {unit} allowed that the contract masks", f"有 {extra} {unit_zh}本应屏蔽，却被允许")] * bool(extra)
                        + [Said(f"{missing} {unit} masked that the contract allows", f"有 {missing} {unit_zh}本应允许，却被屏蔽")] * bool(missing))  # fmt: skip
     user, candidates = user.double(), [c.double() for c in candidates]
@@ -192,6 +196,9 @@ def differs(user: torch.Tensor, expected: torch.Tensor, case: Case) -> Said:
         if case.unit == PAIRS:
             return Said("yours is the expected transposed: queries and keys swapped", "你的结果是应为值的转置：query 和 key 弄反了")
         return Said("yours is the expected transposed", "你的结果是应为值的转置")
+    if exp.dim() and exp.shape[-1] > 1 and _close(user, exp.flip(-1)):
+        return Said("yours is the expected reversed along the last dim (an ascending sort where descending was meant?)",
+                    "你的是应为值沿最后一维倒过来的结果（该降序排序的地方用了升序？）")  # fmt: skip
     blown = ~torch.isfinite(user) & torch.isfinite(exp) & ~(user <= MASKED)
     if blown.any():
         n = int(blown.sum())
@@ -338,7 +345,7 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
             return rows, diverge(dead, names[matched[dead]], Said(
                 f"computes {step}, but its result is never used (an out-of-place op such as masked_fill returns a new tensor)",
                 f"算出了 {step_zh}，但结果没有被用到（masked_fill 这类非原地操作返回的是新张量）"))  # fmt: skip
-        how = differs(r["tensor"], expected, case)
+        how = differs(r["tensor"], expected, case, name)
         step, step_zh = named(name)
         message = Said(f"{step} expected here: {how.en}", f"这里应为 {step_zh}：{how.zh}")
         origin = _mask_origin(records, data, i, expected)
@@ -369,7 +376,7 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         if got and got != case.output:
             what = Said(f"the returned value is {named(got)[0]}, not {out}", f"返回的是 {named(got)[1]}，不是 {out_zh}")
         else:
-            how = differs(result, final, case)
+            how = differs(result, final, case, case.output)
             what = Said(f"{out} expected here: {how.en}", f"这里应为 {out_zh}：{how.zh}")
         return rows, diverge(last, case.output, what)
     return rows, None
@@ -412,4 +419,6 @@ def _distance(user: torch.Tensor | None, expected: torch.Tensor) -> float:
         both = torch.isfinite(e) & torch.isfinite(user)
         value = float((user - e)[both].abs().mean()) / (float(e[both].abs().mean()) + 1e-12) if both.any() else 1.0
         best = min(best, pattern * 10 + min(value, 9.0))
+        if e.dim() and e.shape[-1] > 1 and e.is_floating_point() and _close(user, e.flip(-1)):
+            best = min(best, 0.5)  # the step, reversed (an ascending sort): this is the step meant
     return best

@@ -17,8 +17,8 @@ ATTENTION = Case(None, (), [], factors=scale_factors(4), unit=PAIRS)
 PLAIN = Case(None, (), [])
 
 
-def both(user, expected, case=PLAIN):
-    said = differs(user, expected, case)
+def both(user, expected, case=PLAIN, step=None):
+    said = differs(user, expected, case, step)
     assert english_words(said.zh) == [], said.zh
     return said
 
@@ -82,3 +82,21 @@ def test_a_log_of_zero_is_an_underflow_where_nothing_is_masked():
     assert "1 value is -inf where the expected is finite: a log of 0" in said.en and "下溢" in said.zh
     masked = SCORES.masked_fill(torch.eye(5, 7, dtype=torch.bool), float("-inf"))
     assert "masked" in both(SCORES.masked_fill(torch.ones(5, 7, dtype=torch.bool).triu(), float("-inf")), masked, ATTENTION).en
+
+
+def test_a_reversed_step_is_named_as_reversed():
+    descending = WEIGHTS.sort(dim=-1, descending=True).values
+    said = both(descending.flip(-1), descending)
+    assert "reversed along the last dim" in said.en and "倒过来" in said.zh
+
+
+def test_a_mask_of_removed_entries_is_worded_as_removal():
+    removed = torch.zeros(5, 7, dtype=torch.bool)
+    removed[:, 5:] = True  # the contract removes the last two tokens of every row
+    user = removed.clone()
+    user[0, 2] = True  # one token too many removed
+    user[1, 6] = False  # one kept that should go
+    case = Case(None, (), [], removing=("removed by top-k",))
+    said = both(user, removed, case, "removed by top-k")
+    assert said.en == "1 entries removed that the contract keeps; 1 entries kept that the contract removes", said.en
+    assert "allowed" in both(user, removed, case, "kept by top-k").en  # a step whose True means allowed

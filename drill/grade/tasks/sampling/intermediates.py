@@ -57,7 +57,8 @@ def case(ctx) -> Case:
                (1 / TEMPERATURE, "divided by the temperature twice", "除了两次温度"),
                (TEMPERATURE**2, "multiplied by the temperature instead of dividing", "乘了温度，应为除以温度")]  # fmt: skip
     kwargs = {"temperature": TEMPERATURE, "top_k": TOP_K, "top_p": TOP_P}
-    return Case(ctx.entry, (logits,), steps, kwargs=kwargs, exact=True, factors=factors, zh=zh)
+    removing = tuple(name for name, _ in steps if name.startswith("removed by"))
+    return Case(ctx.entry, (logits,), steps, kwargs=kwargs, exact=True, factors=factors, zh=zh, removing=removing)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
