@@ -47,7 +47,6 @@ class Case:
     zh: dict[str, str] = field(default_factory=dict)  # Chinese for the step names that are words, not code ("k chunk 1")
     unit: tuple[str, str] = ENTRIES  # what one masked entry is, in messages: PAIRS for attention
     removing: tuple[str, ...] = ()  # the bool steps whose True means removed (masked_fill's mask), not allowed
-    forbidden: dict[str, str] = field(default_factory=dict)  # the task's own builtins (F.layer_norm), named where called
     updates: tuple[int, ...] = ()  # the call inputs (in the order sent) the contract updates in place (adamw's param, m, v)
     label: tuple[str, str] | None = None  # a stress input: what is special about it (en, zh), shown with its divergence
 
@@ -234,7 +233,6 @@ def differs(user: torch.Tensor, expected: torch.Tensor, case: Case, step: str | 
         if abs(ratio - 1) > 1e-6 and ratio != 0 and (several or meaning) and _close(user[finite], ratio * exp[finite]):
             return Said(f"yours is {ratio:.4g} × the expected" + (f": {meaning[0]}" if meaning else ""),
                         f"你的是应为值的 {ratio:.4g} 倍" + (f"：{meaning[1]}" if meaning else ""), scale=True)  # fmt: skip
-    if finite.any():
         shift = (user[finite] - exp[finite]).median().item()
         if abs(shift) > 1e-9 and several and _close(user[finite], exp[finite] + shift):
             more = "多" if shift > 0 else "少"
@@ -250,9 +248,11 @@ def differs(user: torch.Tensor, expected: torch.Tensor, case: Case, step: str | 
 
 
 def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: list[bool],
-            finished: bool = True) -> tuple[list[dict], dict | None]:
+            finished: bool = True, forbidden: dict[str, str] | None = None) -> tuple[list[dict], dict | None]:
     """(the ``trace`` rows, ``first_divergence`` or None). ``leaves[i]``: call input i is floating data;
-    ``finished``: the call returned (else the records stop at an exception and there is no result to judge)."""
+    ``finished``: the call returned (else the records stop at an exception and there is no result to judge);
+    ``forbidden``: the task's own builtins (F.layer_norm), named where called."""
+    forbidden = forbidden or {}
     names = [n for n, _ in case.intermediates]
 
     def code(line: int) -> str:
@@ -309,7 +309,7 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         return f"`{step}`", f"`{case.zh.get(step, step)}`"
 
     for i, r in enumerate(records):
-        builtin = builtin_name(SimpleNamespace(__name__=r["op"])) or case.forbidden.get(r["op"].split(".")[0])
+        builtin = builtin_name(SimpleNamespace(__name__=r["op"])) or forbidden.get(r["op"].split(".")[0])
         if builtin:
             return rows, diverge(i, None, Said(f"calls torch's builtin `{builtin}`", f"调用了 torch 的内置实现 `{builtin}`"))
         if r["mutates"] >= 0 and r["mutates"] not in case.updates:

@@ -75,14 +75,15 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
         for extra in stressed:
             again = trace_cases(ctx, [extra], lines, forbidden)
             divergence = again.get("first_divergence")
-            if divergence is not None and "input" not in divergence:  # a value trace labels its own
+            if divergence is None:
+                continue
+            if "input" not in divergence:  # a value trace labels its own
                 en, zh = extra.label
                 gap = " " if zh[-1:].isascii() and zh[-1:].isalnum() else ""  # "eps = 1e-4 时", "分数在 1e3 量级时"
                 divergence.update(input=en, input_zh=zh, message=f"on {en}: {divergence['message']}",
                                   message_zh=f"{zh}{gap}时：{divergence['message_zh']}")  # fmt: skip
-            if divergence is not None:
-                found = again
-                break
+            found = again
+            break
     if not found:
         return {}
     if not rows:
@@ -94,8 +95,7 @@ def trace_cases(ctx, cases: list, lines: list[str], forbidden: dict[str, str] | 
     """Trace one input (the first case; the others are the same input in another accepted layout)."""
     if isinstance(cases[0], ValueCase):  # plain-Python code (bpe, lr_schedule, beam_search): its values, call by call
         return trace_values(ctx, cases, lines)
-    for c in cases:
-        c.forbidden = forbidden or {}
+    forbidden = forbidden or {}
     case = cases[0]
     try:
         result, records, raised = ctx.user.trace(case.target, case.args, case.kwargs)
@@ -112,8 +112,8 @@ def trace_cases(ctx, cases: list, lines: list[str], forbidden: dict[str, str] | 
     if matching or len(cases) == 1:
         case = (matching or cases)[0]
     else:  # a wrong file: the layout it follows furthest
-        case = max(cases, key=lambda c: furthest(analyse(records, c, result, lines, leaves, finished=raised is None)))
-    trace, divergence = analyse(records, case, result, lines, leaves, finished=raised is None)
+        case = max(cases, key=lambda c: furthest(analyse(records, c, result, lines, leaves, raised is None, forbidden)))
+    trace, divergence = analyse(records, case, result, lines, leaves, raised is None, forbidden)
     if raised is not None and divergence is None:  # nothing went wrong before the exception: the exception is it
         divergence = crash(raised, ctx.path.name, lines)
     return {"first_divergence": divergence, "pictures": weight_pictures(case, result), "trace": trace}

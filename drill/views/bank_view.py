@@ -35,15 +35,8 @@ def print_list(questions: list, as_json: bool) -> None:
         return
     width = max((len(q.id) for q in questions), default=0) + 2
     groups = {topic: [q for q in questions if q.topic == topic] for topic in sorted({q.topic for q in questions})}
-    if not _styled_stdout():
-        # Piped output: the same plain text rich would write, without importing rich (~60 ms).
-        lines = []
-        for topic, group in groups.items():
-            lines.append(f"{topic}  ({len(group)})")
-            lines += [f"  {q.id:<{width}}{q.level}  {q.type:<8}{' '.join(q.tags)}".rstrip() for q in group]
-        sys.stdout.write("\n".join([*lines, f"{len(questions)} questions"]) + "\n")
-        return
-    codes = _codes()
+    styled_out = _styled_stdout()
+    codes = _codes() if styled_out else {}  # piped: plain text, as rich writes it (rows without trailing spaces)
 
     def styled(text: str, style: str) -> str:
         code = codes.get(style)
@@ -53,7 +46,9 @@ def print_list(questions: list, as_json: bool) -> None:
     lines = []
     for topic, group in groups.items():
         lines.append(styled(topic, "bold cyan") + styled(f"  ({len(group)})", "dim"))
-        lines += [f"  {q.id:<{width}}" + styled(f"{q.level}  ", LEVEL_STYLE[q.level]) + f"{q.type:<8}{' '.join(q.tags)}" for q in group]
+        for q in group:
+            row = f"  {q.id:<{width}}" + styled(f"{q.level}  ", LEVEL_STYLE[q.level]) + f"{q.type:<8}{' '.join(q.tags)}"
+            lines.append(row if styled_out else row.rstrip())
     sys.stdout.write("\n".join([*lines, styled(f"{len(questions)} questions", "bold")]) + "\n")
 
 

@@ -19,8 +19,9 @@ from .wire import NAMES  # what the wire carries: a complex step (view_as_comple
 
 MAX_RECORDS = 400
 MAX_ELEMENTS = 400_000  # all copies together: the trace input is small, a loop over it is not
-IN_PLACE = {f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "matmul", "pow", "mod", "and", "or", "xor")}
-IN_PLACE.add("__setitem__")  # x[..., :2] = ...: written where it stands
+IN_PLACE = {f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "matmul", "pow", "mod", "and", "or", "xor")} | {
+    "__setitem__"  # x[..., :2] = ...: written where it stands
+}
 
 
 def op_name(func) -> str:
@@ -82,14 +83,15 @@ class TraceMode(TorchFunctionMode):
             self.elements += shown.numel()
         index = len(self.records)
         name = op_name(func)
-        target = outputs[0] if out is None else out
-        written = self.source.get(id(target), 0)  # -1 - i: the op wrote call input i, itself or through a view
-        if written >= 0 and isinstance(target, torch.Tensor):
-            written = self.storages.get(storage(target), 0)
-        in_place = written < 0 and (name.endswith("_") and not name.endswith("__") or name in IN_PLACE)
+        written = 0  # -1 - i: the op wrote call input i, itself or through a view
+        if name.endswith("_") and not name.endswith("__") or name in IN_PLACE:
+            target = outputs[0] if out is None else out
+            written = self.source.get(id(target), 0)
+            if written >= 0 and isinstance(target, torch.Tensor):
+                written = self.storages.get(storage(target), 0)
         self.records.append({"line": line, "op": name, "tensor": copy, "shape": list(shown.shape),
                              "dtype": str(shown.dtype).removeprefix("torch."), "inputs": used,
-                             "mutates": -1 - written if in_place else -1})  # fmt: skip
+                             "mutates": -1 - written if written < 0 else -1})  # fmt: skip
         for t in outputs:
             self.source[id(t)] = index
             self.alive.append(t)
