@@ -11,6 +11,12 @@ from drill.grade.checks.compare import against_truth, expect_shape, first_nonfin
 from drill.grade.context import Context, outcome
 
 
+def dtype_id(family: str, dtype: torch.dtype, float32: str | None = None) -> str:
+    """A check's id at one precision: ``float32`` (or the family alone) in float32, ``family.float16`` and
+    ``family.bfloat16`` for the half-precision runs on CUDA."""
+    return (float32 or family) if dtype == torch.float32 else f"{family}.{str(dtype).removeprefix('torch.')}"
+
+
 def random_mask(shape, gen: torch.Generator, device) -> torch.Tensor:
     """Random bool mask with at least one allowed key per query row."""
     mask = torch.rand(shape, generator=gen) < 0.6

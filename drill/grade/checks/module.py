@@ -11,14 +11,9 @@ from itertools import permutations
 import torch
 from torch import nn
 
-from drill.grade.checks.conventions import Plan, contract_text, plan
-from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
-from drill.grade.context import CheckDef, Context, outcome
-from drill.grade.remote import Abort, UserCodeError
-from drill.grade.layouts import ACCEPTED, Layout, find_layout
-from drill.grade.reference import CORRECT, Variant, causal_mask, module_attention
 from drill.grade.checks.common import (
     deterministic_check,
+    dtype_id,
     fully_masked_check,
     jacobian_check,
     large_logits_verdict,
@@ -27,6 +22,12 @@ from drill.grade.checks.common import (
     padding_mask,
     random_mask,
 )
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
+from drill.grade.checks.conventions import Plan, contract_text, plan
+from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.layouts import ACCEPTED, Layout, find_layout
+from drill.grade.reference import CORRECT, Variant, causal_mask, module_attention
+from drill.grade.remote import Abort, UserCodeError
 
 MAX_SEQ_LEN = 16
 # (B, T, H, head_dim): no two equal within a case, heads from 1 to 8.
@@ -350,12 +351,12 @@ class ModuleTask:
                 CheckDef("load.layout", "rules", partial(self.layout_check, ctx))]  # fmt: skip
         defs += [CheckDef(i, "shape", partial(self.shape_check, ctx, cfg, nc)) for i, cfg, nc in SHAPE_CASES]
         for dtype in ctx.dtypes:
-            tag = "" if dtype == torch.float32 else f".{str(dtype)[6:]}"
             defs += [
-                CheckDef(f"numerical{tag}.seed{i}", "numerical", partial(self.numerical_check, ctx, dtype, i))
+                CheckDef(f"{dtype_id('numerical', dtype)}.seed{i}", "numerical", partial(self.numerical_check, ctx, dtype, i))
                 for i in range(3)
             ]
-            defs.append(CheckDef(f"gradient{tag}.x-and-weights", "gradient", partial(self.gradient_check, ctx, dtype)))
+            grad_id = f"{dtype_id('gradient', dtype)}.x-and-weights"
+            defs.append(CheckDef(grad_id, "gradient", partial(self.gradient_check, ctx, dtype)))
         if not self.causal:
             defs.append(CheckDef("numerical.mask-forms", "numerical", partial(self.mask_forms_check, ctx)))
             defs.append(CheckDef("mask-leak.padding", "mask-leak", partial(self.padding_leak_check, ctx)))

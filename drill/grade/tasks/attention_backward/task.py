@@ -13,7 +13,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import deterministic_check, no_mutation_check, padding_mask, random_mask
+from drill.grade.checks.common import deterministic_check, dtype_id, no_mutation_check, padding_mask, random_mask
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.reference import CORRECT, Variant, attention, causal_mask, scale_factor
@@ -241,7 +241,7 @@ class AttentionBackwardTask:
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
         for dtype in ctx.dtypes:
-            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            prefix = dtype_id("numerical", dtype)
             defs += [CheckDef(f"{prefix}.seed{i}", "numerical", partial(numerical_check, ctx, dtype, i)) for i in range(3)]
         q, k, v, d_out = inputs(ctx, (Q, K, V), 1000, torch.float32)
         mask = random_mask(MASK, ctx.generator(1001), ctx.device)

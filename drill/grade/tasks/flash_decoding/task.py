@@ -13,7 +13,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import deterministic_check, no_mutation_check
+from drill.grade.checks.common import deterministic_check, dtype_id, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, attention, scale_factor
@@ -221,11 +221,10 @@ class FlashDecodingTask:
             defs.append(CheckDef(f"numerical.tk{tk}-splits{n_splits}", "numerical", check))
         defs.append(CheckDef("numerical.queries-4", "numerical", partial(numerical_check, ctx, 37, 4, 4, torch.float32, 50)))
         for dtype in ctx.dtypes[1:]:
-            tag = str(dtype)[6:]
             for n, (tk, n_splits) in enumerate(HALF_CASES):
                 check = partial(numerical_check, ctx, tk, n_splits, 1, dtype, 60 + n)
-                defs.append(CheckDef(f"numerical.{tag}.tk{tk}-splits{n_splits}", "numerical", check))
-        defs += [CheckDef("gradient.qkv" if dtype == torch.float32 else f"gradient.{str(dtype)[6:]}", "gradient",
+                defs.append(CheckDef(f"{dtype_id('numerical', dtype)}.tk{tk}-splits{n_splits}", "numerical", check))
+        defs += [CheckDef(dtype_id("gradient", dtype, "gradient.qkv"), "gradient",
                           partial(gradient_check, ctx, dtype)) for dtype in ctx.dtypes]  # fmt: skip
         q, k, v = qkv(ctx, (2, 3, 1, 8), 37, 8, 1000, torch.float32)
         defs += [

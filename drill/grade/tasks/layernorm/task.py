@@ -15,7 +15,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from drill.grade.checks.common import no_mutation_check
+from drill.grade.checks.common import dtype_id, no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like, first_nonfinite
 from drill.grade.checks.rows import row_independence_check, tensor_result
 from drill.grade.context import CheckDef, Context, outcome
@@ -223,7 +223,7 @@ class LayerNormTask:
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
         for dtype in ctx.dtypes:
-            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            prefix = dtype_id("numerical", dtype)
             defs += [CheckDef(f"{prefix}.seed{i}", "numerical", partial(numerical_check, ctx, dtype, i)) for i in range(2)]
         x = ctx.randn(*X, gen=ctx.generator(600))
         weight, bias = params(ctx, D, 601, torch.float32)

@@ -14,7 +14,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from drill.grade.checks.common import deterministic_check, gradient_verdict, jacobian_check, no_mutation_check
+from drill.grade.checks.common import deterministic_check, dtype_id, gradient_verdict, jacobian_check, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 
@@ -195,12 +195,12 @@ class LinearAttentionTask:
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
         for dtype in ctx.dtypes:
-            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            prefix = dtype_id("numerical", dtype)
             defs += [
                 CheckDef(f"{prefix}.{'causal' if causal else 'full'}", "numerical", partial(numerical_check, ctx, causal, dtype, causal))
                 for causal in (False, True)
             ]
-            grad_id = "gradient.qkv" if dtype == torch.float32 else f"gradient.{str(dtype)[6:]}"
+            grad_id = dtype_id("gradient", dtype, "gradient.qkv")
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         q, k, v = qkv(ctx, (2, 3), 12, 8, 6, 800, torch.float32)
         defs += [

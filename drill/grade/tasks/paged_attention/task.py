@@ -13,7 +13,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import deterministic_check, large_logits_verdict, no_mutation_check
+from drill.grade.checks.common import deterministic_check, dtype_id, large_logits_verdict, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, scale_factor
@@ -258,11 +258,10 @@ class PagedAttentionTask:
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, case[1])) for case in SHAPE_CASES]
         for dtype in ctx.dtypes:
-            tag = "" if dtype == torch.float32 else f".{str(dtype)[6:]}"
             for n, (check_id, config) in enumerate(NUMERICAL_CASES):
-                defs.append(CheckDef(check_id.replace("numerical", f"numerical{tag}"), "numerical",
+                defs.append(CheckDef(check_id.replace("numerical", dtype_id("numerical", dtype)), "numerical",
                                      partial(numerical_check, ctx, config, dtype, n)))  # fmt: skip
-            defs.append(CheckDef(f"gradient{tag}.q-and-caches", "gradient", partial(gradient_check, ctx, dtype)))
+            defs.append(CheckDef(f"{dtype_id('gradient', dtype)}.q-and-caches", "gradient", partial(gradient_check, ctx, dtype)))
         paged = build(ctx, BASE, 1000, torch.float32)
         args = paged.args()
         named = dict(zip(("q", "k_cache", "v_cache", "block_table", "context_lens"), args))

@@ -9,6 +9,7 @@ import torch
 
 from drill.grade.checks.common import (
     deterministic_check,
+    dtype_id,
     fully_masked_check,
     jacobian_check,
     large_logits_verdict,
@@ -249,9 +250,9 @@ class SdpaTask:
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
         for dtype in ctx.dtypes:
-            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            prefix = dtype_id("numerical", dtype)
             defs += [CheckDef(f"{prefix}.seed{i}", "numerical", partial(numerical_check, ctx, dtype, i)) for i in range(3)]
-            grad_id = "gradient.qkv" if dtype == torch.float32 else f"gradient.{str(dtype)[6:]}"
+            grad_id = dtype_id("gradient", dtype, "gradient.qkv")
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         q, k, v, mask = robustness_inputs(ctx)
         defs += [

@@ -13,7 +13,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import no_mutation_check
+from drill.grade.checks.common import dtype_id, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.tolerance import judge
@@ -224,12 +224,12 @@ class SoftmaxTask:
         defs = [CheckDef(case[0], "shape", partial(shape_check, ctx, *case[1:])) for case in SHAPE_CASES]
         defs.append(CheckDef("shape.non-contiguous", "shape", partial(non_contiguous_check, ctx)))
         for dtype in ctx.dtypes:
-            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            prefix = dtype_id("numerical", dtype)
             defs += [
                 CheckDef(f"{prefix}.{name}", "numerical", partial(numerical_check, ctx, shape, dim, dtype, i))
                 for i, (name, shape, dim) in enumerate(NUMERICAL_CASES)
             ]
-            grad_id = "gradient.x" if dtype == torch.float32 else f"gradient.{str(dtype)[6:]}"
+            grad_id = dtype_id("gradient", dtype, "gradient.x")
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         x = ctx.randn(4, 6, gen=ctx.generator(700))
         defs += [

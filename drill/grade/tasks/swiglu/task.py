@@ -14,7 +14,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from drill.grade.checks.common import deterministic_check, no_mutation_check
+from drill.grade.checks.common import deterministic_check, dtype_id, no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like, expect_shape, first_nonfinite
 from drill.grade.checks.rows import row_independence_check, tensor_result
 from drill.grade.context import CheckDef, Context, outcome
@@ -208,7 +208,7 @@ class SwiGLUTask:
             CheckDef("shape.non-contiguous", "shape", partial(shape_check, ctx, X, True)),
         ]
         for dtype in ctx.dtypes:
-            prefix = "numerical" if dtype == torch.float32 else f"numerical.{str(dtype)[6:]}"
+            prefix = dtype_id("numerical", dtype)
             defs += [CheckDef(f"{prefix}.seed{i}", "numerical", partial(numerical_check, ctx, dtype, i)) for i in range(2)]
         x = ctx.randn(*X, gen=ctx.generator(600))
 
