@@ -43,8 +43,13 @@ def t(key: str, lang: str) -> str:
 def where(divergence: dict, lang: str) -> str:
     """"line 7: …" (第 7 行：…) for a diagnosis panel or a compact report."""
     if lang == "zh":
-        return f"第 {divergence['line']} 行：{divergence.get('message_zh') or divergence['message']}"
-    return f"line {divergence['line']}: {divergence['message']}"
+        return f"第 {divergence['line']} 行：{message(divergence, lang)}"
+    return f"line {divergence['line']}: {message(divergence, lang)}"
+
+
+def message(divergence: dict, lang: str) -> str:
+    """What went wrong at the divergence, in ``lang`` (English where a record carries no Chinese)."""
+    return divergence.get("message_zh") or divergence["message"] if lang == "zh" else divergence["message"]
 
 
 def trace_lines(rows: list[dict], lang: str) -> list[str]:

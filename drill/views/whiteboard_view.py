@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from drill.grade.report import FAILING, Report
+from drill.views import trace_view
 from drill.views.console import out
 from drill.whiteboard.catalog import Exercise, Status
 
@@ -102,7 +103,7 @@ class SessionView:
             self._print(f"{say('failed', self.lang, failing=len(failing), total=total)}  {took}  {say('left', self.lang, clock=clock(left_s))}")
             found = report.first_divergence
             if found:  # where first: "line 7: mask applied after softmax"
-                what = report.diagnosis[0].text(self.lang)[0] if report.diagnosis else (found.get("message_zh") or found["message"] if self.lang == "zh" else found["message"])
+                what = report.diagnosis[0].text(self.lang)[0] if report.diagnosis else trace_view.message(found, self.lang)
                 self._print(f"  [bold]{say('line', self.lang, n=found['line'])}:[/] {escape(what)}  [dim]{escape(found['code'])}[/]")
         for d in report.diagnosis:
             message, fix = d.text(self.lang)
