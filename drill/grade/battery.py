@@ -15,9 +15,9 @@ import torch
 
 from drill.errors import DrillError
 from drill.grade import remote
-from drill.grade.checks.conventions import entry_hint
 from drill.grade.context import CheckDef, Context, WrongShape
 from drill.grade.diagnose import diagnose
+from drill.grade.precheck import missing_entry
 from drill.grade.remote import Abort, InternalError, UserCodeError
 from drill.grade.report import FAILING, Check, Report
 from drill.grade.tasks import TASKS, detect
@@ -143,9 +143,7 @@ def run_battery(
         spec = TASKS[task] if task else detect(names)
         entry = user.entry(spec.entry) if spec and spec.entry in names else None
         if entry is None:
-            wanted = spec.entry if spec else "any task's entry point (drill tasks lists them; docs/whiteboard.md has each contract)"
-            hint = entry_hint(names, [(spec.name, spec.entry)] if spec else [(s.name, s.entry) for s in TASKS.values()])
-            check = Check("load.entry", "rules", "fail", f"{path.name} does not define {wanted}{hint}", ["not-implemented"])
+            check = missing_entry(path.name, names, spec)
             start(1)
             report.diagnosis = diagnose([check])
             return finish(check)

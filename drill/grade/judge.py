@@ -17,6 +17,7 @@ import signal
 import sys
 import traceback
 
+from drill.grade import spawn
 from drill.grade.user import procs
 
 
@@ -25,20 +26,19 @@ def serve(requests, results, threads: int | None) -> None:
         results.write(json.dumps(event) + "\n")
         results.flush()
 
+    started = spawn.start_zygote(threads)  # it imports torch while this process does: the imports overlap
+
     import torch
 
     from drill.errors import DrillError
     from drill.grade import remote
     from drill.grade.battery import run_battery
-    from drill.grade.tasks import TASKS
 
     if threads:
         torch.set_num_threads(threads)
-    remote.zygote(threads)  # started now: it imports torch while this process loads the tasks
-    for spec in TASKS.values():
-        spec.load()
     from drill.grade import evidence_zh  # noqa: F401 - its table (~60 ms of regexes) compiles here, not in the first grade
 
+    remote.zygote(threads, started)
     emit({"event": "ready"})
     for line in requests:
         request = json.loads(line)
@@ -68,14 +68,21 @@ def main(argv: list[str]) -> None:
 
         remote.REAP_ORPHANS = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is drill's to handle
+    code = 0
     try:
         with os.fdopen(request_fd, encoding="utf-8") as requests, os.fdopen(result_fd, "w", encoding="utf-8") as results:
             serve(requests, results, threads)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
     finally:
         from drill.grade import remote
 
         remote.close_zygotes()
         procs.kill_children()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # no interpreter teardown: unloading torch takes ~1 s that nobody waits for
 
 
 if __name__ == "__main__":

@@ -19,17 +19,15 @@ import selectors
 import signal
 import socket
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import torch
 from torch import nn
 
+from drill.grade import spawn
 from drill.grade.report import Check
 from drill.grade.user import procs, wire
 
-ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "user" / "zygote.py"
 STARTUP_LIMIT = 180.0  # seconds for the zygote to import torch (not the user's time)
 OUTPUT_CAP = 2 * 1024 * 1024  # bytes of user prints before the run counts as a flood
 TAIL = 4096
@@ -103,19 +101,9 @@ def plain_value(v, leaves: list[int], depth: int = 0) -> bool:
 class Zygote:
     """One per judge process: torch imported once, a fresh user side forked for every grade."""
 
-    def __init__(self, threads: int | None = 1):
-        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = dict(os.environ)
-        if threads:
-            env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(threads)
-        env["PYTHONUNBUFFERED"] = "1"
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ZYGOTE_SCRIPT), str(theirs.fileno()), str(os.getpid())],
-            stdin=subprocess.DEVNULL,
-            pass_fds=(theirs.fileno(),),
-            env=env,
-        )
-        theirs.close()
+    def __init__(self, threads: int | None = 1, started: tuple[subprocess.Popen, socket.socket] | None = None):
+        """``started``: a zygote already started by :func:`drill.grade.spawn.start_zygote` (still importing)."""
+        self.proc, self.control = started or spawn.start_zygote(threads)
         self.threads = threads
         try:
             self._answer(STARTUP_LIMIT)
@@ -180,14 +168,15 @@ def reap_orphans(unreported: frozenset[int] = frozenset()) -> list[str]:
     return procs.kill_children(keep=frozenset(z.proc.pid for z in _ZYGOTES.values() if z.alive()), unreported=unreported)
 
 
-def zygote(threads: int | None = 1) -> Zygote:
-    """This process's zygote for ``threads``, started on first use and again if it died."""
+def zygote(threads: int | None = 1, started: tuple[subprocess.Popen, socket.socket] | None = None) -> Zygote:
+    """This process's zygote for ``threads``, started on first use and again if it died
+    (``started``: adopt one the judge started before importing torch)."""
     current = _ZYGOTES.get(threads)
     if current is None or not current.alive():
         if current is not None:
             current.close()
             reap_orphans()
-        _ZYGOTES[threads] = current = Zygote(threads)
+        _ZYGOTES[threads] = current = Zygote(threads, started)
     return current
 
 

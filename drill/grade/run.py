@@ -9,6 +9,7 @@ from pathlib import Path
 from drill.errors import DrillError
 from drill.grade.benchfit import BenchResult
 from drill.grade.isolation import Event, Worker
+from drill.grade.precheck import precheck
 from drill.grade.report import Report
 from drill.grade.tasks import TASKS
 
@@ -35,8 +36,10 @@ def grade_file(
     request = make_request(path, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins,
                            memory_limit=memory_limit)  # fmt: skip
     request["trace"] = trace
-    with Worker(threads=1) as worker:
-        report = worker.grade(request, timeout, on_event)
+    report = precheck(Path(request["path"]), task, device)  # a syntax error never waits for torch
+    if report is None:
+        with Worker(threads=1) as worker:
+            report = worker.grade(request, timeout, on_event)
     report.duration_s = time.monotonic() - started
     return report
 

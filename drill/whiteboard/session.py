@@ -17,6 +17,7 @@ from typing import Protocol
 
 from drill import store
 from drill.errors import DrillError
+from drill.grade.precheck import precheck
 from drill.grade.report import Report
 from drill.grade.run import make_request
 from drill.grade.tasks import TASKS
@@ -185,7 +186,7 @@ class Session:
     def _grade(self, started: float, *, saved: bool) -> bool:
         """Grade the file; True when this is a solve."""
         request = make_request(self.path, task=self.exercise.id, device="cpu", timeout=GRADE_TIMEOUT_S)
-        report = self.grader.grade(request, GRADE_TIMEOUT_S)
+        report = precheck(self.path, self.exercise.id, "cpu") or self.grader.grade(request, GRADE_TIMEOUT_S)
         elapsed = time.monotonic() - started
         codes = [d.code for d in report.diagnosis]
         self.last_codes = set(codes)

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from drill.grade.battery import run_battery
-from drill.grade.checks.conventions import entry_hint, plan
+from drill.grade.checks.conventions import plan
+from drill.grade.precheck import entry_hint
 from drill.grade.user import wire
 from whiteboard_impls import IMPLS, mutant
 

@@ -121,18 +121,3 @@ def _qkv_forward(params) -> bool:
 
 def contract_text(entry: str, values: dict, forward: str) -> str:
     return f"{entry}({', '.join(values)}) with forward({forward})"
-
-
-def entry_hint(defined: dict[str, str], wanted: list[tuple[str, str]]) -> str:
-    """``; it defines MultiHeadedAttention: did you mean the mha task's MultiHeadAttention? ...`` for a file whose
-    class or function is named close to a task's entry point (``wanted``: (task, entry) pairs), else what it defines.
-    Whole-name similarity (difflib), not a prefix: ``attention`` is no near miss of ``MultiHeadAttention``."""
-    from difflib import SequenceMatcher
-
-    own = [n for n, kind in defined.items() if kind in ("class", "function") and not n.startswith("_")]
-    scored = [(SequenceMatcher(None, n.lower(), e.lower()).ratio(), n, task, e) for n in own for task, e in wanted]
-    best = max(scored, default=None)
-    if best and best[0] >= 0.8:
-        _, name, task, entry = best
-        return f"; it defines {name}: did you mean the {task} task's {entry}? (rename it, or add {entry} = {name})"
-    return f"; it defines {', '.join(own[:6])}" if own else ""
