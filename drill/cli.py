@@ -542,6 +542,7 @@ def doctor(lang: LangOpt = None, bank: BankOpt = None) -> None:
 
     from rich.markup import escape
 
+    from drill import torch_info
     from drill.bank.load import load_bank
     from drill.paths import data_home
     from drill.views.doctor_view import line, print_sources, word
@@ -556,15 +557,19 @@ def doctor(lang: LangOpt = None, bank: BankOpt = None) -> None:
         print_sources(loaded, lang)
     except DrillError as exc:
         line("banks", word("broken", lang, why=escape(exc.lines[0])), lang)
-    try:
-        import torch
-    except ImportError:
+    build = torch_info.installed()
+    if build is None:
         line("torch", word("no_torch", lang), lang)
+        return
+    line("torch", escape(build.version), lang)
+    if build.cuda is None:
+        line("cuda", word("cuda_no", lang, build=word("cpu_only", lang)), lang)
+        return
+    device = torch_info.cuda_device()
+    if device is None:
+        line("cuda", word("cuda_slow", lang, seconds=f"{torch_info.DEVICE_TIMEOUT_S:g}"), lang)
     else:
-        cuda = torch.cuda.is_available()
-        build = torch.version.cuda or word("cpu_only", lang)
-        line("torch", torch.__version__, lang)
-        line("cuda", word("cuda_yes", lang, name=torch.cuda.get_device_name(0)) if cuda else word("cuda_no", lang, build=build), lang)
+        line("cuda", word("cuda_yes", lang, name=escape(device)) if device else word("cuda_no", lang, build=build.cuda), lang)
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ WORDS = {
     "cuda_yes": ("yes ({name})", "可用（{name}）"),
     "cuda_no": ("no (torch build: {build})", "不可用（torch 构建：{build}）"),
     "cpu_only": ("CPU only", "仅 CPU"),
+    "cuda_slow": ("unknown: torch took over {seconds} s to start in a child process", "未知：子进程里启动 torch 超过了 {seconds} 秒"),
 }
 
 
