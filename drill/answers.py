@@ -12,6 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import IntEnum
+from functools import lru_cache
 
 from drill import quantities
 from drill.bank.schema import ChoiceQuestion, NumericQuestion, ShapeQuestion
@@ -26,6 +27,9 @@ _OPERATOR_SPACES = re.compile(r"\s*([*/+\-])\s*")
 _DIGIT_X = re.compile(r"(?<=\d)\s*x\s*(?=\d)", re.IGNORECASE)
 _BINDING = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z_]*)\s*=\s*(\d[\d,]*)(?![\d.])")  # "B=2", "d_model = 512" in a prompt
 _DIM = re.compile(r"[a-z0-9_*/+\-.']+")  # 21, t, d_k, b*h, t+1, d_model/h
+_GAP = "\x00"  # a folded space: ignored inside a keyword, a word boundary around one
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9 .'-]*")  # a keyword written as a word or a name, not a formula
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9-]*")  # IO, WRAP, GQA, FP8 as written in a keyword list
 _DIM_ALIASES = {"batch": "b", "bsz": "b", "heads": "h", "n_heads": "h", "num_heads": "h"}
 
 
@@ -154,18 +158,39 @@ def judge(q, text: str) -> Verdict:
     return Verdict(None)
 
 
-_FORMULA_NOISE = str.maketrans({c: None for c in " \t\r\n^·*×∘"} | {"−": "-", "–": "-"})
+_FORMULA_NOISE = str.maketrans({c: None for c in "^·*×∘"} | {c: _GAP for c in " \t\r\n"} | {"−": "-", "–": "-"})
 
 
 def _fold_formula(text: str) -> str:
-    """Case, width, superscripts and formula spacing folded away: ``h · T²`` matches ``h*T^2``."""
+    """Case, width, superscripts and formula spacing folded away: ``h · T²`` matches ``h*T^2``.
+
+    Spaces become ``_GAP`` rather than vanishing, so a keyword can still demand a word boundary.
+    """
     return unicodedata.normalize("NFKC", text).lower().translate(_FORMULA_NOISE)
 
 
+@lru_cache(maxsize=8192)
+def keyword_pattern(keyword: str) -> re.Pattern:
+    """Where ``keyword`` counts in folded text: spacing ignored, and at word boundaries where it is a word.
+
+    A keyword written as a word (``norm``, ``model collapse``) must start a word (``norm`` is not in
+    *enormous*) but may be a stem (``saturat`` ticks *saturation*). An acronym (``IO``, ``WRAP``,
+    ``GQA``) or a name ending in a digit (``phi-1``, ``FP8``) must also end one, a plural ``s``
+    allowed: ``IO`` is not in *ratio*, ``WRAP`` not in *wrapper*, ``phi-1`` not in *phi-15*.
+    Formulas (``W_Q``, ``h*T^2``, ``d²``) match anywhere, as they are typed inside longer ones.
+    """
+    folded = _fold_formula(keyword).strip(_GAP)
+    body = f"{_GAP}*".join(map(re.escape, folded))
+    word = _WORD.fullmatch(keyword.strip()) is not None
+    start = "(?<![a-z0-9])" if word else ""
+    whole = word and (_ACRONYM.fullmatch(keyword.strip()) is not None or folded[-1:].isdigit())
+    return re.compile(start + body + ("(?:s|es)?(?![a-z0-9])" if whole else ""))
+
+
 def matched_key_points(q, text: str) -> list[bool]:
-    """For each key point, whether any of its keywords (either language) occurs in ``text``."""
+    """For each key point, whether any of its keywords (either language) occurs in ``text`` (see :func:`keyword_pattern`)."""
     folded = _fold_formula(text)
-    return [any(_fold_formula(kw) in folded for kw in kp.keywords.all()) for kp in q.key_points]
+    return [any(keyword_pattern(kw).search(folded) for kw in kp.keywords.all()) for kp in q.key_points]
 
 
 def objective_rating(correct: bool, over_time: bool, cut_off: bool) -> Rating:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from functools import lru_cache
 
 _MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|\$(?P<inline>[^$\n]+(?:\n(?!\s*\n)[^$\n]*)*?)\$", re.S)
@@ -39,6 +40,9 @@ _GAP_AFTER_EMPHASIS = re.compile(rf"(?<=[{_HAN}])(\*{{1,2}}){_BREAK}(?=[{_HAN}{_
 # punctuation needs a space or punctuation after it), so the colon moves out first: "**要点**：正文".
 _PUNCT_IN_EMPHASIS = re.compile(rf"(?<=[^\s*])([{_CJK_PUNCT}])(\*{{1,2}})(?=[ \t])")
 
+# A ``**…**`` or ``*…*`` span within one paragraph; ``\*`` (an escaped star, as in a rendered formula) is no delimiter.
+_EMPHASIS = re.compile(r"(?<![\\*])(\*\*|\*)(?![\s*])((?:(?!\n[ \t]*\n).)+?)(?<![\s\\*])\1(?!\*)", re.S)
+
 _SUPERSCRIPT = dict(
     zip(
         "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδεθιφχ⊤",
@@ -59,7 +63,40 @@ _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#|~])")
 def join_cjk(text: str) -> str:
     """Drop the spaces a line join leaves between Chinese characters or around Chinese punctuation."""
     text = _LIST_MARKER.sub(rf"\1{_KEPT_SPACE}", _PUNCT_IN_EMPHASIS.sub(r"\2\1", text))
-    return _CJK_GAP.sub("", _GAP_AFTER_EMPHASIS.sub(r"\1", text)).replace(_KEPT_SPACE, " ")
+    return tidy_emphasis(_CJK_GAP.sub("", _GAP_AFTER_EMPHASIS.sub(r"\1", text)).replace(_KEPT_SPACE, " "))
+
+
+def _punct(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "PS"  # CommonMark's (and markdown-it's) punctuation
+
+
+def _opens_or_closes(ch: str) -> bool:
+    """A neighbour that lets a delimiter next to punctuation still open or close: space, punctuation, an edge."""
+    return not ch or ch.isspace() or _punct(ch)
+
+
+def _tidy_pair(m: re.Match) -> str:
+    """``**要点。**正文`` → ``**要点**。正文``: punctuation at an edge of the span moves outside it when
+    the delimiter there could not act (CommonMark: ``**`` after punctuation closes only before a
+    space or punctuation, and opens after punctuation only where a space or punctuation precedes it).
+    Bold punctuation looks like plain punctuation, so nothing visible is lost."""
+    mark, body = m.group(1), m.group(2)
+    before, after = m.string[m.start() - 1 : m.start()], m.string[m.end() : m.end() + 1]
+    lead = trail = ""
+    if not _opens_or_closes(before):
+        while body and _punct(body[0]):
+            lead, body = lead + body[0], body[1:]
+    if not _opens_or_closes(after):
+        while body and _punct(body[-1]):
+            body, trail = body[:-1], body[-1] + trail
+    return f"{lead}{mark}{body}{mark}{trail}" if body.strip() else m.group(0)
+
+
+def tidy_emphasis(text: str) -> str:
+    """Every ``**…**`` / ``*…*`` pair placed where CommonMark parses it (see :func:`_tidy_pair`)."""
+    if "*" not in text:
+        return text
+    return _EMPHASIS.sub(_tidy_pair, text)
 
 
 def _outside_code(text: str, fn) -> str:
@@ -93,6 +130,61 @@ def plain(text: str) -> str:
 def markdown(text: str) -> str:
     """Markdown rendered by rich: formulas as Unicode, escaped so ``*`` or ``_`` in them stay literal."""
     return _each_formula(text, lambda tex, display: _MARKDOWN_SPECIALS.sub(r"\\\1", to_unicode(tex)))
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    """The parser rich's Markdown uses, so what is checked is what a terminal shows."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+def _inline_tokens(text: str) -> list:
+    """Bank text as markdown-it's inline tokens, formulas already Unicode."""
+    return [child for token in _parser().parseInline(markdown(text)) for child in token.children or []]
+
+
+_STYLES = {"strong": "bold", "em": "italic", "s": "strike"}
+
+
+def inline(text: str) -> str:
+    """One line of bank text (a choice, key point or pitfall) as rich markup: bold, italic and code
+    spans styled, formulas as Unicode, never a Markdown mark shown as such."""
+    from rich.markup import escape
+
+    out = []
+    for token in _inline_tokens(text):
+        kind = token.type.rsplit("_", 1)
+        if token.type == "code_inline":
+            out.append(f"[bold cyan]{escape(token.content)}[/]")
+        elif kind[0] in _STYLES and kind[-1] in ("open", "close"):
+            out.append(f"[{_STYLES[kind[0]]}]" if kind[-1] == "open" else f"[/{_STYLES[kind[0]]}]")
+        elif token.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        else:
+            out.append(escape(token.content))
+    return "".join(out)
+
+
+def screen_text(text: str, block: bool = True) -> str:
+    """The characters a reader sees of bank text, code left out: ``block`` for prompts and answers
+    (rendered as Markdown blocks), else one line as :func:`inline` shows it. Checked by the validator
+    for Markdown or LaTeX that did not render."""
+    tokens = _parser().parse(markdown(text)) if block else _parser().parseInline(markdown(text))
+    seen: list[str] = []
+
+    def walk(tokens) -> None:
+        for token in tokens:
+            if token.children:
+                walk(token.children)
+            elif token.type in ("text", "html_inline", "html_block"):
+                seen.append(token.content)
+            elif token.type in ("softbreak", "hardbreak"):
+                seen.append(" ")
+
+    walk(tokens)
+    return "".join(seen)
 
 
 def tex_markdown(text: str) -> str:

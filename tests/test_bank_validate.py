@@ -111,3 +111,31 @@ def test_fast_path_decodes_what_the_detailed_path_does():
             fast_files += 1
             assert fast == detailed, path.name
     assert fast_files == len(files), "quote the scalars YAML 1.1 and 1.2 read differently (e.g. 1e-5)"
+
+
+def test_every_problem_of_one_question_is_reported(tmp_path):
+    """msgspec stops at the first bad field; the validator reports each one, then the rules that need a decoded question."""
+    path = tmp_path / "many.yaml"
+    path.write_text(
+        "format_version: 1\n"
+        "topic: fixtures\n"
+        "questions:\n"
+        "  - id: many-problems\n"
+        "    type: choice\n"
+        "    level: L9\n"  # line 6: bad level
+        "    time_limit: -3\n"  # line 7: bad time limit
+        "    prompt: {en: 'Which imaginary zorblax option?', zh: '哪个 zorblax 选项？'}\n"
+        "    answer: {en: 'The first.', zh: '第一个。'}\n"
+        "    key_points:\n"
+        "      - {en: a, zh: a, keywords: {en: [first], zh: [第一]}}\n"
+        "      - {en: b, zh: b, keywords: {en: [first], zh: [第一]}}\n"
+        "    choices: [{en: a, zh: 甲}, {en: b, zh: 乙}]\n"
+        "    correct: [0, 3, 5]\n",  # line 14: two indexes out of range
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["bank", "validate", str(path)])
+    assert result.exit_code == 2
+    errors = result.stderr.strip().splitlines()
+    assert [e.split(":")[1] for e in errors] == ["6", "7", "14"], errors
+    assert "invalid value 'L9'" in errors[0] and "time_limit" in errors[1]
+    assert "`correct` indexes 3, 5 out of range (there are 2 choices, 0 to 1)" in errors[2]

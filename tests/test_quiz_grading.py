@@ -152,3 +152,24 @@ def test_key_point_keywords_match_formulas_however_they_are_typed():
     for typed in ("h · T²", "H×T^2 per layer", "exp(m_old − m_new)", "ｈ＊Ｔ＾２"):
         assert matched_key_points(q, typed) == [True, False], typed
     assert matched_key_points(q, "h T 3") == [False, False]
+
+
+def test_a_tick_needs_the_keyword_as_a_word_not_inside_another():
+    """`✔ phi-1 … and WRAP` was ticked for an answer naming neither: acronyms and names match whole words only,
+    words must start a word (stems still tick), formulas still match inside longer formulas."""
+    import msgspec
+
+    from drill.bank.schema import Question
+
+    def ticks(keywords, typed):
+        kp = {"en": "x", "zh": "x", "keywords": {"en": list(keywords), "zh": list(keywords)}}
+        other = {"en": "y", "zh": "y", "keywords": {"en": ["zzzz"], "zh": ["zzzz"]}}
+        text = {"en": "x", "zh": "x"}
+        q = msgspec.convert({"id": "k", "level": "L2", "topic": "t", "type": "open", "prompt": text, "answer": text, "key_points": [kp, other]}, Question)
+        return matched_key_points(q, typed)[0]
+
+    assert not ticks(["WRAP", "phi-1"], "a wrapper around synthetic textbooks, like phi-15")
+    assert ticks(["WRAP", "phi-1"], "WRAP rephrases the web") and ticks(["WRAP", "phi-1"], "phi-1's textbooks")
+    assert not ticks(["IO"], "the ratio of positions") and ticks(["IO"], "it is IO-bound") and ticks(["GQA"], "two GQAs")
+    assert not ticks(["norm"], "an enormous cost") and ticks(["norm"], "normalisation") and ticks(["saturat"], "SATURATION")
+    assert ticks(["W_Q"], "Q = xW_Q") and ticks(["model collapse"], "model\ncollapse")

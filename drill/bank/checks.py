@@ -1,8 +1,9 @@
-"""Rules the schema types cannot express: slugs, blank text, choice indices, keyword quality.
+"""Rules the schema types cannot express: slugs, blank text, choice indices, keyword quality, rendering.
 
 :func:`question_problems` runs on every decoded question, on the fast path and the detailed one
-alike; :func:`keyword_problems` only in ``drill bank validate``. Both return ``(key path, message)``
-pairs so the caller can point at the YAML line.
+alike; the others (:func:`keyword_problems`, :func:`generic_keyword_problems`,
+:func:`render_problems`, :func:`reference_problems`) only in ``drill bank validate``. All return
+``(key path, message)`` pairs so the caller can point at the YAML line.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def question_problems(q) -> list[Problem]:
     if isinstance(q, ChoiceQuestion):
         bad = sorted(i for i in q.correct_set if i >= len(q.choices))
         if bad:
-            problems.append((["correct"], f"`correct` index {bad[0]} out of range (there are {len(q.choices)} choices)"))
+            indexes = f"index {bad[0]}" if len(bad) == 1 else f"indexes {', '.join(map(str, bad))}"
+            problems.append((["correct"], f"`correct` {indexes} out of range (there are {len(q.choices)} choices, 0 to {len(q.choices) - 1})"))
     if isinstance(q, NumericQuestion):
         for field in ("value", "tolerance"):
             if not math.isfinite(getattr(q, field)):  # .nan equals no answer; .inf accepts any
@@ -128,4 +130,87 @@ def keyword_problems(q) -> list[Problem]:
         missed = [lang for lang in ("en", "zh") if not hits[lang][i]]
         if missed:
             problems.append((["key_points", i, "keywords"], f"key_points.{i}: no keyword occurs in the {' or '.join(missed)} reference answer, so that answer would not tick it"))
+    return problems
+
+
+# A keyword found in the reference answers of at least this share of its topic's questions says nothing
+# about the answer in front of it (``experts`` in moe, ``HBM`` in flash-attention): it is refused. Topics
+# smaller than GENERIC_MIN_TOPIC are not judged: a share of a handful of answers is noise.
+GENERIC_SHARE = 0.5
+GENERIC_MIN_TOPIC = 10
+
+
+def generic_keyword_problems(questions: list) -> dict[str, list[Problem]]:
+    """By question id: keywords of open questions that most reference answers of the topic contain.
+
+    Such a keyword ticks its key point whatever the candidate said about it, which is how
+    ``phi-1 … and WRAP`` came to be ticked for an answer naming neither; a tick must rest on words
+    only a right answer has. Matched as a typed answer is, by :func:`drill.answers.keyword_pattern`.
+    """
+    from collections import defaultdict
+
+    from drill.answers import _fold_formula, keyword_pattern
+
+    by_topic: dict[str, list] = defaultdict(list)
+    for q in questions:
+        by_topic[q.topic].append(q)
+    found: dict[str, list[Problem]] = defaultdict(list)
+    for topic, group in by_topic.items():
+        if len(group) < GENERIC_MIN_TOPIC:
+            continue
+        answers = [_fold_formula(q.answer.en) + "\n" + _fold_formula(q.answer.zh) for q in group]
+        share: dict[str, float] = {}
+        for q in (q for q in group if q.type == "open"):
+            for i, point in enumerate(q.key_points):
+                for lang in ("en", "zh"):
+                    for j, word in enumerate(getattr(point.keywords, lang)):
+                        if word not in share:
+                            pattern = keyword_pattern(word)
+                            share[word] = sum(1 for text in answers if pattern.search(text)) / len(answers)
+                        if share[word] >= GENERIC_SHARE:
+                            why = f"{word!r} is in {share[word]:.0%} of the {topic} reference answers, so it ticks this key point whatever was said; use a word only a right answer contains"
+                            found[q.id].append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: {why}"))
+    return found
+
+
+# Markdown or LaTeX that a reader would see as source: bold or underscore marks, a backtick that
+# opened no code span, a dollar sign that opened no formula, a LaTeX command or brace.
+_UNRENDERED = re.compile(r"\*\*|__|`|\$|\\[A-Za-z]+|[{}]")
+
+
+def render_problems(q) -> list[Problem]:
+    """Texts whose terminal rendering still shows Markdown or LaTeX source (code spans excepted).
+
+    Prompts and answers are rendered as Markdown blocks, choices, key points and pitfalls as one
+    line, each exactly as the quiz shows them (:func:`drill.mathtext.screen_text`).
+    """
+    from drill.mathtext import screen_text
+
+    problems: list[Problem] = []
+    for keys, text in _texts(q):
+        for lang in ("en", "zh"):
+            shown = screen_text(text.get(lang), block=keys[0] in ("prompt", "answer"))
+            left = list(dict.fromkeys(m.group() for m in _UNRENDERED.finditer(shown)))
+            if left:
+                marks = ", ".join(repr(mark) for mark in left)
+                problems.append(([*keys, lang], f"{'.'.join(map(str, keys))}.{lang}: the screen shows {marks} as typed; put formulas in $…$, code in backticks, and bold where CommonMark closes it"))
+    return problems
+
+
+# A prompt leaning on another question makes no sense when drawn alone (quizzes shuffle).
+_REFERS_EN = re.compile(
+    r"\b(?:same (?:corpus|setup|model|numbers|data|example|settings|config(?:uration)?|question|scenario)|as above|as before|"
+    r"(?:the )?(?:previous|preceding|last|above) (?:question|exercise|example|answer)|the question above|from above)\b",
+    re.IGNORECASE,
+)
+_REFERS_ZH = re.compile(r"上题|上一题|上一问|同上|前一题|前面那道|上面那道|上面的题|沿用上|接上题|同一个语料|同样的语料")
+
+
+def reference_problems(q) -> list[Problem]:
+    """Prompts that refer to another question ("same corpus", "as above", "上题", "同上")."""
+    problems: list[Problem] = []
+    for lang, pattern in (("en", _REFERS_EN), ("zh", _REFERS_ZH)):
+        found = pattern.search(q.prompt.get(lang))
+        if found:
+            problems.append((["prompt", lang], f"prompt.{lang}: {found.group()!r} refers to another question, but each is drawn alone; restate what it needs"))
     return problems

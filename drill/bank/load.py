@@ -282,6 +282,38 @@ def _describe(message: str, keys: list[str | int]) -> str:
     return f"{where}: {message}" if where else message
 
 
+_TEXT = {"en": "x", "zh": "x"}
+# A valid stand-in for each field, put in place of a bad value so the rest of the question is still checked.
+_STAND_INS = {"id": "x", "level": "L1", "topic": "x", "prompt": _TEXT, "answer": _TEXT, "tags": [], "follow_ups": [], "pitfalls": [],
+              "references": [], "time_limit": None, "choices": [_TEXT, _TEXT], "correct": 0, "value": 0.0, "tolerance": 0.0, "unit": "",
+              "shape": "x", "key_points": [{**_TEXT, "keywords": {"en": ["x"], "zh": ["x"]}}] * 2}  # fmt: skip
+_MISSING = re.compile(r"missing required field `([^`]+)`")
+
+
+def _schema_problems(raw: dict) -> tuple[Question | None, list[tuple[list, str]]]:
+    """Every schema problem of one question, not only the first msgspec meets: each bad or missing field
+    is reported, then replaced by a stand-in and the question decoded again. The question comes back
+    (stand-ins and all) only when every field could be checked; ``type`` decides the others, so a bad
+    type stops there."""
+    patched, found = dict(raw), []
+    for _ in range(len(_STAND_INS) + 1):
+        try:
+            return msgspec.convert(patched, Question), found
+        except msgspec.ValidationError as exc:
+            from drill.bank.locate import parse_msgspec_path
+
+            message, keys = parse_msgspec_path(str(exc))
+            unknown, missing = _UNKNOWN_FIELD.match(message), _MISSING.search(message)
+            if unknown:
+                keys, message = [*keys, unknown.group(1)], f"unknown field `{unknown.group(1)}` (a typo?)"
+            found.append((keys, message))
+            field = keys[0] if keys else missing.group(1) if missing else None
+            if unknown or field not in _STAND_INS or patched.get(field) is _STAND_INS[field]:
+                return None, found
+            patched[field] = _STAND_INS[field]
+    return None, found
+
+
 def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Question | None:
     qid = raw.get("id") if isinstance(raw, dict) else None
     label = f"question {qid!r}" if isinstance(qid, str) else f"question #{index + 1}"
@@ -291,21 +323,24 @@ def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Quest
             problems.append(file.problem(["questions", index, key], f"{label}: unknown field `{key}` (a typo?)"))
         if typos:
             return None
-    try:
-        question = msgspec.convert(raw, Question)
-    except msgspec.ValidationError as exc:
-        from drill.bank.locate import parse_msgspec_path
+    question, found = _schema_problems(raw) if isinstance(raw, dict) else (None, [])
+    if not isinstance(raw, dict):
+        try:
+            msgspec.convert(raw, Question)
+        except msgspec.ValidationError as exc:
+            from drill.bank.locate import parse_msgspec_path
 
-        message, keys = parse_msgspec_path(str(exc))
-        unknown = _UNKNOWN_FIELD.match(message)
-        if unknown:
-            keys, message = [*keys, unknown.group(1)], f"unknown field `{unknown.group(1)}` (a typo?)"
-        problems.append(file.problem(["questions", index, *keys], f"{label}: {_describe(message, keys)}"))
-        return None
-    found = question_problems(question)
+            message, keys = parse_msgspec_path(str(exc))
+            found = [(keys, message)]
     for keys, message in found:
+        problems.append(file.problem(["questions", index, *keys], f"{label}: {_describe(message, keys)}"))
+    if question is None:
+        return None
+    stood_in = {keys[0] for keys, _ in found if keys} | {m.group(1) for _, msg in found if (m := _MISSING.search(msg))}
+    rules = [(keys, message) for keys, message in question_problems(question) if not (keys and keys[0] in stood_in)]
+    for keys, message in rules:
         problems.append(file.problem(["questions", index, *keys], f"{label}: {message}"))
-    return None if found else question
+    return None if found or rules else question
 
 
 def _detailed(file: _File, problems: list[str]) -> list[Question | None]:
@@ -337,7 +372,8 @@ def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False) ->
     """Load every bank in ``paths``; raise :class:`BankError` listing every problem found.
 
     ``use_cache=False`` (``drill bank validate``) re-validates every file from its YAML;
-    ``lint=True`` adds the validator-only rules: keyword quality and near-duplicate prompts.
+    ``lint=True`` adds the validator-only rules: keyword quality, rendering, self-contained prompts
+    and near-duplicate prompts.
     """
     bank, problems = Bank(), []
     files: dict[Path, _File] = {}
@@ -383,7 +419,7 @@ def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False) ->
 
 
 def _lint(bank: Bank, files: dict[Path, _File]) -> list[str]:
-    from drill.bank.checks import keyword_problems
+    from drill.bank.checks import generic_keyword_problems, keyword_problems, reference_problems, render_problems
     from drill.bank.duplicates import near_duplicates
 
     def at(qid: str, keys: list) -> tuple[_File, list]:
@@ -391,11 +427,13 @@ def _lint(bank: Bank, files: dict[Path, _File]) -> list[str]:
         return files.get(path) or files.setdefault(path, _File(path)), ["questions", index, *keys]
 
     problems = []
+    questions = list(bank.questions.values())
+    generic = generic_keyword_problems(questions)
     for qid, question in bank.questions.items():
-        for keys, message in keyword_problems(question):
+        found = [*keyword_problems(question), *generic.get(qid, []), *render_problems(question), *reference_problems(question)]
+        for keys, message in found:
             file, where = at(qid, keys)
             problems.append(file.problem(where, f"question {qid!r}: {message}"))
-    questions = list(bank.questions.values())
     for i, j, score in near_duplicates(questions):
         first, second = questions[i].id, questions[j].id
         file, where = at(second, ["prompt"])

@@ -82,24 +82,24 @@ def print_question(q, lang: str) -> None:
     from rich.panel import Panel
 
     from drill.i18n import t
-    from drill.mathtext import markdown, plain
+    from drill.mathtext import inline, markdown, plain
     from drill.views.console import out
 
     head = f"[bold]{q.id}[/]  {q.level} · {q.topic} · {q.type}"
     out.print(Panel(Markdown(markdown(q.prompt.get(lang))), title=head, title_align="left"))
     if isinstance(q, ChoiceQuestion):
         for i, choice in enumerate(q.choices):
-            out.print(f"  [bold]{LETTERS[i]}[/]. {escape(plain(choice.get(lang)))}")
+            out.print(f"  [bold]{LETTERS[i]}[/]. {inline(choice.get(lang))}")
     for line in correct_answers(q, lang):
-        out.print(f"[green]✔ {escape(plain(line))}[/]")
+        out.print(f"[green]✔ {inline(line) if isinstance(q, ChoiceQuestion) else escape(plain(line))}[/]")
     out.print(Panel(Markdown(markdown(q.answer.get(lang))), title=t("reference", lang), title_align="left", border_style="green"))
     out.print(f"[bold]{t('key_points', lang)}[/]")
     for point in q.key_points:
-        out.print(f"  • {escape(plain(point.get(lang)))}")
+        out.print(f"  • {inline(point.get(lang))}")
     if q.pitfalls:
         out.print(f"[bold]{t('pitfalls', lang)}[/]")
         for pitfall in q.pitfalls:
-            out.print(f"  ✗ {escape(plain(pitfall.get(lang)))}")
+            out.print(f"  ✗ {inline(pitfall.get(lang))}")
     if q.follow_ups:
         out.print(f"[bold]{t('follow_ups', lang)}[/]: {', '.join(q.follow_ups)}")
     for ref in q.references:

@@ -14,7 +14,7 @@ from rich.table import Table
 from drill.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
 from drill.i18n import t, word_label
-from drill.mathtext import join_cjk, markdown, plain
+from drill.mathtext import inline, join_cjk, markdown, plain
 from drill.quiz import Result, Summary, rating_buttons
 from drill.views.bank_view import correct_answers
 
@@ -60,7 +60,7 @@ class QuizView:
         self._panel(q.prompt.get(self.lang), title=title, subtitle=f"{limit}s", subtitle_align="right")
         if isinstance(q, ChoiceQuestion):
             for i, choice in enumerate(q.choices):
-                self.console.print(f"  [bold]{LETTERS[i]}[/]. {_code_spans(escape(plain(choice.get(self.lang))))}")
+                self.console.print(f"  [bold]{LETTERS[i]}[/]. {inline(choice.get(self.lang))}")
             if len(q.correct_set) > 1:  # never how many: that would give part of the answer away
                 self.console.print(f"  [dim]({t('select_all', self.lang)})[/]")
         if not self.interactive:
@@ -81,7 +81,7 @@ class QuizView:
         self._reference(q)
         self.console.print(f"[bold]{t('key_points', lang)}[/]  [dim]{t('key_point_hint', lang)}[/]")
         for point, hit in zip(q.key_points, result.matched):
-            self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {escape(plain(point.get(lang)))}")
+            self.console.print(f"  {'[green]✔[/]' if hit else '[dim]·[/]'} {inline(point.get(lang))}")
         if not self.interactive:
             buttons = rating_buttons(result.intervals, lang)
             self.console.print(t("rate_hint_buttons", lang, buttons=buttons) if buttons else t("rate_hint", lang))
@@ -93,7 +93,8 @@ class QuizView:
             mark = f"[red]✘ {escape(t('unreadable_because', lang, why=t(result.unreadable, lang, **result.values)))}[/]"
         else:
             mark = _mark(result.correct, lang)
-        lines = [escape(plain(line)) for line in correct_answers(result.question, lang)]
+        show = inline if isinstance(result.question, ChoiceQuestion) else lambda line: escape(plain(line))  # a shape's b*h is no emphasis
+        lines = [show(line) for line in correct_answers(result.question, lang)]
         time_used = f"[dim]({_seconds(result, lang)})[/]"
         if len(lines) == 1:
             self.console.print(f"{mark}  {t('answer_is', lang, answer=lines[0])}  {time_used}")
@@ -181,7 +182,3 @@ def summary_dict(summary: Summary, lang: str = "en") -> dict:
 def print_json(summary: Summary, lang: str = "en") -> None:
     print(json.dumps(summary_dict(summary, lang), ensure_ascii=False, indent=2))
 
-
-def _code_spans(markup: str) -> str:
-    """A Markdown code span in a choice (`key_padding_mask`) shown as code, not with its backticks."""
-    return re.sub(r"`([^`]+)`", r"[bold cyan]\1[/]", markup)

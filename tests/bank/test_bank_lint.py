@@ -106,3 +106,49 @@ def test_the_prefix_filter_loses_no_pair_the_exhaustive_scan_finds(monkeypatch):
     }
     assert exhaustive, "the check needs some pairs to compare"
     assert {(i, j) for i, j, _ in near_duplicates(questions)} == exhaustive
+
+
+def test_a_keyword_most_answers_of_its_topic_contain_is_refused():
+    """`experts` in a MoE topic ticks every answer; the rule counts reference answers of the topic, as typed answers are matched."""
+    from drill.bank.checks import GENERIC_MIN_TOPIC, generic_keyword_problems
+
+    def moe(i, answer, keywords=("router",)):
+        return question(f"q{i}", prompt=f"Zorblax question number {i} about routing?", answer=answer, keywords=keywords)
+
+    filler = [moe(i, f"The experts share load number {i}.") for i in range(GENERIC_MIN_TOPIC - 1)]
+    target = moe(99, "A router picks experts; the router is trained with d_k.", keywords=("experts", "router"))
+    found = generic_keyword_problems([*filler, target])
+    assert list(found) == ["q99"]
+    assert [keys for keys, _ in found["q99"]] == [["key_points", 0, "keywords", "en", 0], ["key_points", 0, "keywords", "zh", 0]]
+    assert "100% of the t reference answers" in found["q99"][0][1]
+    assert generic_keyword_problems(filler[:3] + [target]) == {}  # a small topic is not judged
+
+
+def test_text_whose_screen_shows_markup_is_refused_and_rendered_bold_is_not():
+    from drill.bank.checks import render_problems
+
+    clean = question(answer="**要点。**方差随 d_k 增长 `x**2`，$e^{-0.1}$ variance.")
+    assert render_problems(clean) == []
+    dirty = question(answer="Variance grows as e^{-0.1} with d_k; see \\cdot and `unclosed.")
+    (keys, message), *rest = render_problems(dirty)
+    assert keys == ["answer", "en"] and "'{', '}', '\\\\cdot', '`'" in message, message
+    assert [k for k, _ in rest] == [["answer", "zh"]]
+
+
+@pytest.mark.parametrize(
+    ("en", "zh"),
+    [("Same corpus: how many merges?", "一共几次合并？"), ("As above, how many merges?", "一共几次合并？"),
+     ("How many merges?", "沿用上题，一共几次合并？"), ("How many merges?", "同上，一共几次合并？"),
+     ("Using the previous question's numbers, how many merges?", "一共几次合并？")],
+)  # fmt: skip
+def test_a_prompt_that_leans_on_another_question_is_flagged(en, zh):
+    from drill.bank.checks import reference_problems
+
+    q = msgspec.structs.replace(question(), prompt=msgspec.convert({"en": en, "zh": zh}, type(question().prompt)))
+    assert len(reference_problems(q)) == 1
+
+
+def test_a_standalone_prompt_is_not_flagged():
+    from drill.bank.checks import reference_problems
+
+    assert reference_problems(question(prompt="Is the same tokenizer needed by draft and target models?")) == []

@@ -311,14 +311,15 @@ def top_p_filter(probs: torch.Tensor, p: float) -> torch.Tensor:
 
 @numeric("infer-top-p-numeric")
 def _top_p():
-    probs = torch.tensor([0.50, 0.20, 0.15, 0.10, 0.05], dtype=torch.float64)
+    probs = torch.tensor([0.30, 0.25, 0.20, 0.15, 0.10], dtype=torch.float64)
     nucleus = top_p_filter(probs, 0.8)
-    assert int((nucleus > 0).sum()) == 3
-    # the "smallest set with cumulative >= p" definition agrees
+    # the "smallest set with cumulative >= p" definition agrees, and the pitfall stops one short
     cum = probs.sort(descending=True).values.cumsum(-1)
-    assert int((cum < 0.8).sum()) + 1 == 3
-    assert round(0.50 / 0.70, 3) == 0.714  # the pitfall value
-    return nucleus[0].item()
+    assert int((cum < 0.8).sum()) + 1 == 4 and int((cum < 0.8).sum()) == 3
+    assert round(nucleus[0].item(), 3) == 0.333
+    peaked = torch.tensor([0.90, 0.05, 0.03, 0.02], dtype=torch.float64)
+    assert int((top_p_filter(peaked, 0.8) > 0).sum()) == 1  # the adaptivity the answer shows
+    return float((nucleus > 0).sum())
 
 
 def test_every_numeric_question_is_recomputed(mine):

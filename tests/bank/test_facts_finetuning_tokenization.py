@@ -42,7 +42,8 @@ ALIGN_NEW = {
 
 @pytest.fixture(scope="module")
 def mine(bank):
-    return {qid: q for qid, q in bank.questions.items() if q.topic in TOPICS or qid in ALIGN_NEW}
+    """The questions of this module's own files (newer files share the topics and have fact tests of their own)."""
+    return {qid: q for qid, q in bank.questions.items() if bank.origins[qid][0].stem in TOPICS or qid in ALIGN_NEW}
 
 
 def q(bank, qid):
@@ -279,19 +280,25 @@ def test_double_quantization_saving(bank):
     assert round(65e9 * (4 + dq_bits) / 8 / 1e9, 1) == 33.5
 
 
-def sft_batch():
-    """Two examples: A has 10 response tokens at NLL 2.0 each, B 90 at 0.5 each; prompts labelled -100.
+def rows(n_prompt, n_resp, nll):
+    """One example: ``n_resp`` response tokens at NLL ``nll`` each after ``n_prompt`` prompt tokens labelled -100.
 
     With two classes, logits [0, z] and target 0 give NLL = log(1 + e^z), so z = log(e^nll - 1).
     """
+    z = math.log(math.exp(nll) - 1)
+    logits = torch.tensor([[0.0, 1.0]] * n_prompt + [[0.0, z]] * n_resp)
+    labels = torch.tensor([-100] * n_prompt + [0] * n_resp)
+    return logits, labels
 
-    def rows(n_prompt, n_resp, nll):
-        z = math.log(math.exp(nll) - 1)
-        logits = torch.tensor([[0.0, 1.0]] * n_prompt + [[0.0, z]] * n_resp)
-        labels = torch.tensor([-100] * n_prompt + [0] * n_resp)
-        return logits, labels
 
+def sft_batch():
+    """ft-sft-loss-normalization: A has 10 response tokens at NLL 2.0 each, B 90 at 0.5 each."""
     return rows(30, 10, 2.0), rows(10, 90, 0.5)
+
+
+def accumulation_batch():
+    """ft-grad-accum-loss-bug (its own numbers): 20 response tokens at NLL 1.5 each, then 80 at 0.5 each."""
+    return rows(30, 20, 1.5), rows(10, 80, 0.5)
 
 
 def test_sft_loss_normalization(bank):
@@ -305,8 +312,13 @@ def test_sft_loss_normalization(bank):
     assert per_example == pytest.approx(1.25, abs=1e-5)
 
 
-def test_gradient_accumulation_bug_and_fix():
-    (la, ya), (lb, yb) = sft_batch()
+def test_gradient_accumulation_bug_and_fix(bank):
+    (la, ya), (lb, yb) = accumulation_batch()
+    assert F.cross_entropy(la, ya, reduction="sum").item() == pytest.approx(30, abs=1e-4)
+    assert F.cross_entropy(lb, yb, reduction="sum").item() == pytest.approx(40, abs=1e-4)
+    question = bank.get("ft-grad-accum-loss-bug")
+    assert "summed NLL 30" in question.prompt.en and "summed NLL 40" in question.prompt.en
+    assert "(1.5 + 0.5)/2 = 1.0" in question.answer.en and "70/100 = 0.70" in question.answer.en and "4×" in question.answer.en
     full = torch.cat([la, lb]).requires_grad_()
     F.cross_entropy(full, torch.cat([ya, yb]), ignore_index=-100).backward()
 
@@ -325,13 +337,14 @@ def test_gradient_accumulation_bug_and_fix():
 
     naive_loss, naive_grad = accumulated(fixed=False)
     fixed_loss, fixed_grad = accumulated(fixed=True)
-    assert naive_loss == pytest.approx(1.25, abs=1e-5) and fixed_loss == pytest.approx(0.65, abs=1e-5)
+    assert naive_loss == pytest.approx(1.0, abs=1e-5) and fixed_loss == pytest.approx(0.70, abs=1e-5)
     assert not torch.allclose(naive_grad, full.grad)
     torch.testing.assert_close(fixed_grad, full.grad)
-    # a token of the short micro-batch weighs 9x a token of the long one
-    ratio = naive_grad[30].abs().sum() / full.grad[30].abs().sum()
-    assert ratio.item() == pytest.approx(100 / 20, rel=1e-4)
-    assert (1 / 10) / (1 / 90) == pytest.approx(9)
+    # a token of the short micro-batch weighs 1/(2*20) instead of 1/100, 4x a token of the long one (1/(2*80))
+    short = (naive_grad[30].abs().sum() / full.grad[30].abs().sum()).item()  # first response token of A
+    long = (naive_grad[60].abs().sum() / full.grad[60].abs().sum()).item()  # first response token of B
+    assert short == pytest.approx(100 / 40, rel=1e-4) and long == pytest.approx(100 / 160, rel=1e-4)
+    assert short / long == pytest.approx(4, rel=1e-4)
 
 
 def test_backprop_reaches_inputs_through_a_frozen_weight():

@@ -200,6 +200,14 @@ def test_factscore(bank):
     counted_as_zero = sum(per_response) / len(responses)
     assert not close(x, counted_as_zero)  # the pitfall
 
+    # shmsw25/FActScore's get_score applies a length penalty by default (gamma = 10):
+    # score * (1.0 if len(facts) > gamma else exp(1 - gamma / len(facts))). The answer says it changes nothing here.
+    gamma = 10
+    penalised = [s / n * (1.0 if n > gamma else math.exp(1 - gamma / n)) for s, n in filter(None, responses)]
+    assert close(x, sum(penalised) / len(penalised))
+    assert "γ = 10" in x.answer.en and "γ = 10" in x.answer.zh
+    assert math.exp(1 - gamma / 5) < 0.5  # a 5-fact answer would lose over half its score, so the claim is not vacuous
+
 
 def ece(preds: list[tuple[float, bool]], edges: list[float]) -> float:
     """Expected calibration error with bins [e_i, e_{i+1}) and the last bin closed."""

@@ -32,7 +32,7 @@ def serving_ids() -> set[str]:
 def mine(bank):
     """This file's questions, by id: the two new topics plus the serving questions."""
     extra = serving_ids()
-    return {qid: q for qid, q in bank.questions.items() if q.topic in {"moe", "quantization"} or qid in extra}
+    return {qid: q for qid, q in bank.questions.items() if bank.origins[qid][0].stem in {"moe", "quantization"} or qid in extra}
 
 
 def q(bank, qid):
