@@ -8,7 +8,11 @@ Import is additive and idempotent, all in one transaction:
   uid that migration 003 gives, from the session's own content) and attempts are
   re-linked to the local session id;
 * a time later than now plus a day of clock skew is refused, naming the row: it
-  would count as a practice day that has not happened yet;
+  would count as a practice day that has not happened yet; so is one before 2000;
+* every value must be what drill itself writes, else the file is refused naming the row:
+  text as UTF-8 (no lone surrogate such as ``\ud800``), ratings 1-4, levels L1-L3, booleans
+  as 0/1 or JSON true/false (stored as 0/1), seconds finite and not negative, review cards
+  as JSON objects;
 * review cards and config keys are added only where the local database has none:
   local values always win, and config keys that differ are reported, never
   overwritten silently.
@@ -42,6 +46,12 @@ TIMESTAMPS = {
     "task_reviews": ("reviewed_at", "local_time"),
 }
 SQLITE_INT = (-(2**63), 2**63 - 1)
+FIRST_YEAR = 2000  # drill did not exist before: an earlier time is a broken clock or a forged row
+LEVELS = ("L1", "L2", "L3")
+BOOLEANS = {("attempts", "correct"), ("attempts", "timed_out"), ("grade_runs", "passed")}
+RATINGS = {("attempts", "rating"), ("task_reviews", "rating")}
+DURATIONS = {("attempts", "seconds"), ("attempts", "time_limit"), ("grade_runs", "seconds"), ("task_reviews", "seconds"),
+             ("task_reviews", "limit_s"), ("task_reviews", "hints"), ("task_reviews", "failing_saves")}  # fmt: skip
 MAX_DEPTH = 100  # an export nests four levels; where the parser gives up, the error names the line past this depth
 
 
@@ -90,11 +100,16 @@ def export(conn: sqlite3.Connection, path: Path) -> dict[str, int]:
 def read(path: Path) -> dict:
     """Parse and check an export file; raise a one-line DrillError on anything wrong."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise DrillError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DrillError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    except OSError as exc:
+        raise DrillError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DrillError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text)
     except RecursionError:
@@ -118,7 +133,18 @@ def read(path: Path) -> dict:
             raise DrillError(f"{path}: `{table}` must be a list of objects")
     if not isinstance(data.setdefault("config", {}), dict) or not all(isinstance(v, str) for v in data["config"].values()):
         raise DrillError(f"{path}: `config` must map keys to text values")
+    if any(not _utf8(t) for t in (*data["config"], *data["config"].values())):
+        raise DrillError(f"{path}: `config` holds text that is not valid UTF-8 (a lone surrogate)")
     return data
+
+
+def _utf8(text: str) -> bool:
+    """False for a lone surrogate (JSON's ``\ud800``), which SQLite cannot store as text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _too_deep(text: str) -> int | None:
@@ -152,13 +178,39 @@ def _reference_problem(value) -> str | None:
     return f"must be a session's `ref` (a number or text), not {json.dumps(value)[:40]}"
 
 
-def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tuple[str, bool]], now: datetime) -> None:
+def _field_problem(table: str, name: str, value) -> str | None:
+    """Why ``value`` is not what drill writes in ``table.name``, or None (``value`` is not None)."""
+    if (table, name) in RATINGS and not (type(value) is int and 1 <= value <= 4):
+        return f"must be a rating from 1 to 4, not {json.dumps(value)[:40]}"
+    if (table, name) in DURATIONS and not (type(value) in (int, float) and math.isfinite(value) and value >= 0):
+        return f"must be a finite number of seconds, not negative: {json.dumps(value)[:40]}"
+    if (table, name) == ("attempts", "level") and value not in LEVELS:
+        return f"must be one of {', '.join(LEVELS)}, not {json.dumps(value, ensure_ascii=False)[:40]}"
+    if (table, name) == ("review_state", "card"):
+        try:
+            card = json.loads(value) if isinstance(value, str) else None
+        except (ValueError, RecursionError):
+            card = None
+        if not isinstance(card, dict):
+            return "must be a review card: a JSON object as text"
+    if isinstance(value, str) and not _utf8(value):
+        return "is not valid UTF-8 text (a lone surrogate)"
+    return _value_problem(value)
+
+
+def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tuple[str, bool]], now: datetime) -> dict:
+    """``row`` as it goes into the database (JSON booleans as 0/1); a one-line DrillError naming it otherwise."""
     where = f"{path}: {table}[{index}]"
+    row = dict(row)
     for name, required in columns:
         if required and row.get(name) is None:
             raise DrillError(f"{where}: missing `{name}`")
         value = row.get(name)
-        problem = None if value is None else _value_problem(value)
+        if (table, name) in BOOLEANS and value is not None:
+            if value not in (0, 1) or type(value) not in (bool, int):
+                raise DrillError(f"{where}: `{name}` must be 0, 1, true or false, not {json.dumps(value)[:40]}")
+            row[name] = value = int(value)
+        problem = None if value is None else _field_problem(table, name, value)
         if problem:
             raise DrillError(f"{where}: `{name}` {problem}")
     problem = _reference_problem(row.get("ref" if table == "sessions" else "session_id"))
@@ -179,6 +231,9 @@ def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tupl
             raise DrillError(f"{where}: `{name}` is not an ISO-8601 time: {row[name]!r}") from None
         if ahead:
             raise DrillError(f"{where}: `{name}` {row[name]} is in the future (more than a day ahead of this clock); fix the clock that recorded it")
+        if moment.year < FIRST_YEAR:
+            raise DrillError(f"{where}: `{name}` {row[name]} is before {FIRST_YEAR}; fix the clock that recorded it")
+    return row
 
 
 def merge(conn: sqlite3.Connection, data: dict, path: Path, now: datetime | None = None) -> Counts:
@@ -237,7 +292,7 @@ def _merge_sessions(conn: sqlite3.Connection, rows: list[dict], attempts: list[d
     columns = _columns(conn, "sessions")
     refs, added = {}, 0
     for i, (row, legacy) in enumerate(zip(rows, _legacy_uids(rows, attempts))):
-        _check_row(path, "sessions", i, row, columns, now)
+        row = _check_row(path, "sessions", i, row, columns, now)
         row = {**row, "uid": row.get("uid") if legacy is None else legacy}
         found = conn.execute("SELECT id FROM sessions WHERE uid = ?", (row["uid"],)).fetchone()
         if found is None:
@@ -255,7 +310,7 @@ def _merge_rows(conn: sqlite3.Connection, table: str, rows: list[dict], path: Pa
     known = {n for n, _ in columns}
     added = 0
     for i, row in enumerate(rows):
-        _check_row(path, table, i, row, columns, now)
+        row = _check_row(path, table, i, row, columns, now)
         if "session_id" in known:
             ref = row.get("session_id")
             if ref is not None and ref not in refs:

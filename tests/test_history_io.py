@@ -106,7 +106,7 @@ def _export_with(tmp_path, monkeypatch, edit) -> str:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda d: d["attempts"][1].update(rating=9), "attempts[1]: rejected by the database"),
+        (lambda d: d["attempts"][1].update(rating=9), "attempts[1]: `rating` must be a rating from 1 to 4, not 9"),
         (lambda d: d["attempts"][0].pop("uid"), "attempts[0]: missing `uid`"),
         (lambda d: d["grade_runs"][0].update(local_time="yesterday"), "grade_runs[0]: `local_time` is not an ISO-8601 time"),
         (lambda d: d["attempts"][0].update(session_id=999), "session_id 999 matches no session"),
@@ -220,7 +220,19 @@ def _future(days: float) -> str:
         (lambda d: d["attempts"][0].update(time_limit=2**70), f"attempts[0]: `time_limit` {2**70} does not fit a 64-bit integer"),
         (lambda d: d["attempts"][1].update(session_id=[1]), "attempts[1]: `session_id` must be text or a number, not [1]"),
         (lambda d: d["sessions"][0].update(ref=[1]), "sessions[0]: `ref` must be a session's `ref`"),
-        (lambda d: d["attempts"][0].update(correct=True), "attempts[0]: `correct` must be text or a number, not true"),
+        (lambda d: d["attempts"][0].update(correct="yes"), 'attempts[0]: `correct` must be 0, 1, true or false, not "yes"'),
+        (lambda d: d["attempts"][0].update(timed_out=2), "attempts[0]: `timed_out` must be 0, 1, true or false, not 2"),
+        (lambda d: d["grade_runs"][0].update(passed=0.5), "grade_runs[0]: `passed` must be 0, 1, true or false, not 0.5"),
+        (lambda d: d["attempts"][0].update(rating=0), "attempts[0]: `rating` must be a rating from 1 to 4, not 0"),
+        (lambda d: d["attempts"][0].update(level="L9"), 'attempts[0]: `level` must be one of L1, L2, L3, not "L9"'),
+        (lambda d: d["attempts"][0].update(seconds=-3), "attempts[0]: `seconds` must be a finite number of seconds, not negative: -3"),
+        (lambda d: d["grade_runs"][0].update(seconds=float("inf")), "grade_runs[0]: `seconds` must be a finite number of seconds, not negative: Infinity"),
+        (lambda d: d["attempts"][0].update(answer="\ud800"), "attempts[0]: `answer` is not valid UTF-8 text (a lone surrogate)"),
+        (lambda d: d["attempts"][0].update(answered_at="1999-12-31T23:59:59+00:00"), "attempts[0]: `answered_at` 1999-12-31T23:59:59+00:00 is before 2000"),
+        (lambda d: d["sessions"][0].update(started_at="1970-01-01T00:00:00"), "sessions[0]: `started_at` 1970-01-01T00:00:00 is before 2000"),
+        (lambda d: d["review_state"][0].update(card="{broken"), "review_state[0]: `card` must be a review card: a JSON object as text"),
+        (lambda d: d["review_state"][0].update(card="[1, 2]"), "review_state[0]: `card` must be a review card"),
+        (lambda d: d["config"].update({"lang": "\udc80"}), "`config` holds text that is not valid UTF-8"),
     ],
 )
 def test_hostile_rows_are_refused_naming_the_row(tmp_path, monkeypatch, edit, message):
@@ -230,6 +242,29 @@ def test_hostile_rows_are_refused_naming_the_row(tmp_path, monkeypatch, edit, me
     assert result.exit_code == 2, result.output
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert connect().execute("SELECT COUNT(*) FROM attempts").fetchone()[0] == 0
+
+
+def test_json_booleans_are_stored_as_0_and_1(tmp_path, monkeypatch):
+    def edit(data):
+        for attempt in data["attempts"]:
+            attempt.update(correct=True, timed_out=False)
+        data["grade_runs"][0].update(passed=False)
+
+    path = _export_with(tmp_path, monkeypatch, edit)
+    monkeypatch.setenv("DRILL_HOME", str(tmp_path / "a"))
+    assert runner.invoke(app, ["history", "import", path]).exit_code == 0
+    conn = connect()
+    assert [tuple(r) for r in conn.execute("SELECT correct, timed_out FROM attempts")] == [(1, 0), (1, 0)]
+    assert [tuple(r) for r in conn.execute("SELECT passed FROM grade_runs")] == [(0,)]
+
+
+def test_bytes_that_are_not_utf8_are_refused_naming_the_line(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"format": "drill-history",\n "version": 1, "config": {"lang": "caf\xe9"}}')
+    result = runner.invoke(app, ["history", "import", str(path)])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{path}:2: not UTF-8 text" in line
 
 
 def test_a_time_within_the_clock_skew_is_accepted(tmp_path, monkeypatch):

@@ -87,8 +87,11 @@ def rules_check(ctx: Context, task) -> Check:
     return Check("rules.builtins", "rules", "fail", f"calls {', '.join(seen)}", [getattr(task, "builtin_code", "uses-builtin")])
 
 
+GRADE_MEMORY = 2 << 30  # the grader's inputs are a few MiB: 2 GiB beyond torch is room for any naive O(T²) kernel on them
+
+
 def memory_default() -> int:
-    """Half the machine's memory: enough for any grade, and the machine survives a runaway file."""
+    """Half the machine's memory, for --bench (T up to 4096): the machine survives a runaway file."""
     try:
         with open("/proc/meminfo") as f:
             total = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemTotal:"))
@@ -112,8 +115,8 @@ def run_battery(
     started = time.perf_counter()
     path = Path(path)
     dev = resolve_device(device)
-    report = Report(task=task or "unknown", device=str(dev))
-    memory = None if dev.type == "cuda" else (memory_limit or memory_default())  # CUDA reserves address space
+    report = Report(task=task or "unknown", device=str(dev), seed=seed)
+    memory = None if dev.type == "cuda" else (memory_limit or GRADE_MEMORY)  # CUDA reserves address space
     user = remote.UserProcess(remote.zygote(), timeout=timeout, device=dev, memory=memory)
     announced = False
 

@@ -4,6 +4,10 @@ The CLI never imports torch. It starts the judge (drill.grade.judge), which star
 side; the judge enforces the user's time, output and memory limits and reports them as checks.
 Here we only read the judge's events with a generous deadline: a judge that dies, hangs or
 fails is an internal error of drill (the hint says to rerun with --debug), never the user's.
+Every event is validated before use: a line that is not an event the judge writes ends the grade
+as a failed ``isolation.protocol`` check (and that judge), never a traceback. The channels are
+the judge's stdin and stdout, moved off 0 and 1 there, and this process, the judge and its
+zygote are non-dumpable while they grade, so the user side cannot write into them through /proc.
 Every process drill starts dies with it: the judge gets SIGKILL when this process dies
 (PR_SET_PDEATHSIG), and its zygote and user side follow it the same way.
 """
@@ -21,7 +25,8 @@ from pathlib import Path
 from typing import Callable
 
 from drill.errors import DrillError, ExitCode
-from drill.grade.report import Report
+from drill.grade.report import Check, Report
+from drill.grade.user import procs, sandbox
 
 TAIL = 4096
 STARTUP_LIMIT = 180.0  # seconds for the judge to import torch and drill (not the user's time)
@@ -41,6 +46,56 @@ class JudgeFailed(DrillError):
             self.add_note(f"judge traceback:\n{detail}")
 
 
+class JudgeAttacked(JudgeFailed):
+    """The judge was killed or stopped by a signal drill never sends it: only the user side could have."""
+
+    def __init__(self, how: str):
+        DrillError.__init__(self, how, exit_code=ExitCode.FAILED)
+        self.how = how
+
+
+ATTACK_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1,
+                            signal.SIGUSR2, signal.SIGALRM, signal.SIGPIPE})  # fmt: skip - a crash (SIGSEGV, SIGABRT) stays drill's fault
+POLL = 0.25  # seconds between looks at whether the judge was stopped
+
+
+class Malformed(Exception):
+    """A line on the result channel that is not an event the judge writes."""
+
+
+def protocol_report(request: dict, what: str) -> Report:
+    message = f"the grader's result channel carried a malformed or forged message ({what}); stopped the grade"
+    return Report(task=str(request.get("task") or "?"), device=str(request.get("device") or "?"),
+                  checks=[Check("isolation.protocol", "robustness", "error", message)])  # fmt: skip
+
+
+def parse_event(line: bytes) -> dict:
+    """One line of the result channel as an event whose fields the CLI may use (a report rebuilt
+    as a :class:`Report`); Malformed for anything the judge does not write."""
+    try:
+        event = json.loads(line)
+    except (ValueError, RecursionError):
+        raise Malformed("a line that is not JSON") from None
+    if not isinstance(event, dict):
+        raise Malformed("JSON that is not an event")
+    kind = event.get("event")
+    if kind == "start" and not (isinstance(event.get("task"), str) and isinstance(event.get("device"), str) and type(event.get("total")) is int):
+        raise Malformed("a start event")
+    if kind == "usage_error" and not (isinstance(event.get("message"), str) and event.get("exit_code") in set(ExitCode)):
+        raise Malformed("a usage error")
+    try:
+        if kind == "check":
+            Check.from_dict(event.get("check"))
+        elif kind == "report":
+            event["report"] = Report.from_wire(event.get("report"))
+    except ValueError as exc:
+        raise Malformed(f"a {kind} event: {exc}") from None
+    return event
+
+
+_GRADING = [0]  # live workers: this process stays non-dumpable while any grades
+
+
 class Worker:
     """One judge process. ``grade`` may be called again while it lives (warm reuse).
 
@@ -55,12 +110,13 @@ class Worker:
         if threads:
             env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(threads)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        _GRADING[0] += 1
+        sandbox.non_dumpable()  # while it grades: the user side may not open /proc/<this process>/fd/1
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "drill.grade.judge", str(request_r), str(result_w), str(os.getpid()), str(threads or 0)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            pass_fds=(request_r, result_w),
+            [sys.executable, "-m", "drill.grade.judge", str(os.getpid()), str(threads or 0)],
+            stdin=request_r,  # the judge moves both channels off 0 and 1: no descriptor number in its argv
+            stdout=result_w,
+            stderr=subprocess.PIPE,
             start_new_session=True,  # no Ctrl-C from the terminal: drill stops the grade itself
             env=env,
         )
@@ -68,7 +124,7 @@ class Worker:
         os.close(result_w)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._results, selectors.EVENT_READ)
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._selector.register(self.proc.stderr, selectors.EVENT_READ)
         self._pending = b""
         self._tail = b""
         self._closed = False
@@ -77,6 +133,8 @@ class Worker:
         except JudgeFailed:
             self.close()
             raise
+        except Malformed as exc:
+            event = {"malformed": str(exc)}
         if event.get("event") != "ready":
             self.close()
             raise JudgeFailed(f"the judge did not start: unexpected {event}")
@@ -90,19 +148,34 @@ class Worker:
     def grade(self, request: dict, timeout: float, on_event: Event = lambda e: None) -> Report:
         """Send one request and collect its report; never raises for what the user's code does."""
         deadline = self._send({**request, "timeout": timeout}, timeout)
-        while True:
-            event = self._expect(deadline)
-            if event.get("event") == "report":
-                return Report.from_wire(event["report"])
-            on_event(event)
+        try:
+            while True:
+                event = self._expect(deadline)
+                if event.get("event") == "report":
+                    return event["report"]
+                on_event(event)
+        except Malformed as exc:
+            self._kill()  # its channel can no longer be trusted to be in step: the next grade starts a new judge
+            self.close()
+            return protocol_report(request, str(exc))
+        except JudgeAttacked as exc:
+            self._kill()
+            self.close()
+            message = f"drill's judge process {exc.how} while your code ran: only your code could have done it; the grade fails"
+            return Report(task=str(request.get("task") or "?"), device=str(request.get("device") or "?"),
+                          checks=[Check("isolation.judge-attacked", "robustness", "fail", message)])  # fmt: skip
 
     def bench(self, request: dict, timeout: float) -> dict:
         """Run a ``--bench`` request (see drill.grade.bench); its result as plain data."""
         deadline = self._send({**request, "kind": "bench", "timeout": timeout}, timeout)
         while True:
-            event = self._expect(deadline)
+            try:
+                event = self._expect(deadline)
+            except Malformed as exc:
+                self._kill()
+                raise JudgeFailed(f"the judge sent {exc}") from None
             if event.get("event") == "bench":
-                return event["result"]
+                return event.get("result")
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -114,7 +187,7 @@ class Worker:
         if kind == "usage_error":
             raise DrillError(event["message"], exit_code=ExitCode(event["exit_code"]))
         if kind == "internal_error":
-            raise JudgeFailed(event.get("message", "unknown"), event.get("traceback", ""))
+            raise JudgeFailed(str(event.get("message", "unknown")), str(event.get("traceback", "")))
         return event
 
     def _send(self, request: dict, timeout: float) -> float:
@@ -144,8 +217,11 @@ class Worker:
             except (ProcessLookupError, PermissionError):
                 pass
             self.proc.wait()
-        self.proc.stdout.close()
+        self.proc.stderr.close()
         self._selector.close()
+        _GRADING[0] -= 1
+        if not _GRADING[0]:
+            sandbox.non_dumpable(False)
 
     # --- reading the judge ------------------------------------------------------
 
@@ -155,7 +231,10 @@ class Worker:
             if remaining <= 0:
                 self._kill()
                 raise JudgeFailed(f"the judge stopped answering{self._last_output()}")
-            for key, _ in self._selector.select(remaining):
+            ready = self._selector.select(min(remaining, POLL))
+            if not ready and procs.describe(self.proc.pid)[1] in ("T", "t"):
+                raise JudgeAttacked("was stopped (SIGSTOP)")
+            for key, _ in ready:
                 data = os.read(key.fd, 65536)
                 if key.fileobj == self._results:
                     if not data:
@@ -166,7 +245,7 @@ class Worker:
                 else:
                     self._selector.unregister(key.fileobj)
         line, self._pending = self._pending.split(b"\n", 1)
-        return json.loads(line)
+        return parse_event(line)
 
     def _kill(self) -> None:
         try:
@@ -184,6 +263,8 @@ class Worker:
                 how = f"was killed by {signal.Signals(-code).name}"
             except ValueError:
                 how = f"was killed by signal {-code}"
+            if -code in ATTACK_SIGNALS:
+                return JudgeAttacked(how)
         else:
             how = f"exited with code {code}"
         return JudgeFailed(f"the judge process {how}{self._last_output()}")

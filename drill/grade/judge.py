@@ -1,11 +1,13 @@
-"""The judge process: ``python -m drill.grade.judge REQUEST_FD RESULT_FD PARENT_PID [THREADS]``.
+"""The judge process: ``python -m drill.grade.judge PARENT_PID [THREADS]``.
 
 Trusted: it imports torch and drill.grade, never the user's file. It builds every input,
 computes every reference, applies the tolerance rule, diagnoses and writes the report; the
 user's code runs in a user side forked per grade from this process's zygote
-(drill.grade.remote). Requests arrive one JSON object per line on REQUEST_FD (a grade, or
+(drill.grade.remote). Requests arrive one JSON object per line on stdin (a grade, or
 ``"kind": "bench"``); events (ready, start, check, report, bench, usage_error, internal_error)
-go back one per line on RESULT_FD. It serves until REQUEST_FD closes, so the whiteboard keeps
+go back one per line on the stdout it was started with. Both are moved off 0 and 1 at once
+(stray prints go to stderr), no descriptor number is on the command line, and the process is
+non-dumpable, so the user side cannot reach either channel through /proc. It serves until REQUEST_FD closes, so the whiteboard keeps
 one judge and one zygote warm for a whole session.
 """
 
@@ -18,7 +20,7 @@ import sys
 import traceback
 
 from drill.grade import spawn
-from drill.grade.user import procs
+from drill.grade.user import procs, sandbox
 
 
 def serve(requests, results, threads: int | None) -> None:
@@ -60,9 +62,15 @@ def serve(requests, results, threads: int | None) -> None:
 
 
 def main(argv: list[str]) -> None:
-    request_fd, result_fd, parent = (int(a) for a in argv[:3])
-    threads = int(argv[3]) if len(argv) > 3 and argv[3] != "0" else None
+    parent = int(argv[0])
+    threads = int(argv[1]) if len(argv) > 1 and argv[1] != "0" else None
     procs.die_with_parent(parent)
+    sandbox.non_dumpable()
+    request_fd, result_fd = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
     if procs.become_subreaper():  # if the user kills the zygote, what it left comes here
         from drill.grade import remote
 

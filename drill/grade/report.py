@@ -5,7 +5,8 @@ Torch-free on purpose, so the parent process can rebuild a report without import
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, fields
 
 CATEGORIES = ("shape", "mask-leak", "numerical", "stability", "gradient", "rules", "robustness")
 STATUSES = ("pass", "fail", "warn", "skip", "error")
@@ -38,6 +39,10 @@ class Check:
 
     @classmethod
     def from_dict(cls, data: dict) -> Check:
+        """Raises ValueError unless ``data`` is a check as the judge writes it."""
+        _require(isinstance(data, dict) and _text(data.get("id")) and data.get("category") in CATEGORIES
+                 and data.get("status") in STATUSES and _text(data.get("message", "")) and _text(data.get("message_zh", ""))
+                 and isinstance(data.get("codes", []), list) and all(_text(c) for c in data.get("codes", [])), "a check")  # fmt: skip
         return cls(data["id"], data["category"], data["status"], data.get("message", ""), list(data.get("codes", [])),
                    data.get("message_zh", ""))  # fmt: skip
 
@@ -58,6 +63,13 @@ class Diagnosis:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Diagnosis:
+        names = [f.name for f in fields(cls)]
+        _require(isinstance(data, dict) and set(data) <= set(names) and all(_text(data.get(n, "")) for n in names)
+                 and all(n in data for n in names[:5]), "a diagnosis")  # fmt: skip
+        return cls(**data)
+
 
 @dataclass
 class Report:
@@ -69,6 +81,7 @@ class Report:
     trace: list[dict] | None = None  # --trace: one row per op called from the user's file (drill.grade.tracing)
     first_divergence: dict | None = None  # the line where the user's tensors leave the reference
     pictures: list[dict] = field(default_factory=list)  # leak matrices and weight heat maps to draw
+    seed: int | None = None  # the probe inputs' seed: ``--seed`` with it grades the same inputs again
 
     @property
     def passed(self) -> bool:
@@ -83,6 +96,7 @@ class Report:
             "checks": [c.to_dict() for c in self.checks],
             "diagnosis": [d.to_dict() for d in self.diagnosis],
             "duration_s": round(self.duration_s, 3),
+            **({"seed": self.seed} if self.seed is not None else {}),
             **({"trace": self.trace} if self.trace is not None else {}),
             **({"first_divergence": self.first_divergence} if self.trace is not None or self.first_divergence else {}),
             **({"pictures": self.pictures} if self.pictures else {}),
@@ -96,13 +110,32 @@ class Report:
 
     @classmethod
     def from_wire(cls, data: dict) -> Report:
+        """The report the judge sent; ValueError for anything else (the CLI calls it a protocol failure)."""
+        _require(isinstance(data, dict) and _text(data.get("task")) and _text(data.get("device"))
+                 and isinstance(data.get("checks"), list) and isinstance(data.get("diagnosis"), list), "a report")  # fmt: skip
+        duration, seed = data.get("duration_s", 0.0), data.get("seed")
+        _require(type(duration) in (int, float) and math.isfinite(duration) and (seed is None or type(seed) is int), "a report's numbers")
+        trace, divergence, pictures = data.get("trace"), data.get("first_divergence"), data.get("pictures", [])
+        _require((trace is None or isinstance(trace, list) and all(isinstance(r, dict) for r in trace))
+                 and (divergence is None or isinstance(divergence, dict))
+                 and isinstance(pictures, list) and all(isinstance(p, dict) for p in pictures), "a report's trace or pictures")  # fmt: skip
         return cls(
             task=data["task"],
             device=data["device"],
             checks=[Check.from_dict(c) for c in data["checks"]],
-            diagnosis=[Diagnosis(**d) for d in data["diagnosis"]],
-            duration_s=data.get("duration_s", 0.0),
-            trace=data.get("trace"),
-            first_divergence=data.get("first_divergence"),
-            pictures=list(data.get("pictures", [])),
+            diagnosis=[Diagnosis.from_dict(d) for d in data["diagnosis"]],
+            duration_s=float(duration),
+            trace=trace,
+            first_divergence=divergence,
+            pictures=list(pictures),
+            seed=seed,
         )
+
+
+def _text(value) -> bool:
+    return isinstance(value, str)
+
+
+def _require(condition: bool, what: str) -> None:
+    if not condition:
+        raise ValueError(f"not {what}")

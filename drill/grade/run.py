@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from drill.grade.tasks import TASKS
 DEVICES = ("auto", "cpu", "cuda")
 DEFAULT_TIMEOUT = 60.0
 MIN_MEMORY = 256 << 20  # the user side's allowance beyond what torch already holds
+MAX_SEED = 10**6  # short enough to type back; seed * 1000 + offset stays far inside torch's 64-bit seeds
 BENCH_TIMEOUT = 600.0  # seconds for all sizes of --bench; the user's kernel may be slow at T = 4096
 
 
@@ -24,19 +26,22 @@ def grade_file(
     *,
     task: str | None = None,
     device: str = "auto",
-    seed: int = 0,
+    seed: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     allow_builtins: bool = False,
     memory_limit: int | None = None,
     trace: bool = False,
     on_event: Event = lambda event: None,
 ) -> Report:
-    """Grade ``path``; raises DrillError (exit 2) only when grading cannot start."""
+    """Grade ``path``; raises DrillError (exit 2) only when grading cannot start. Without ``seed``
+    the probe inputs come from a fresh one (in the report), so no file can be right only on fixed inputs."""
     started = time.monotonic()
     request = make_request(path, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins,
                            memory_limit=memory_limit)  # fmt: skip
     request["trace"] = trace
     report = precheck(Path(request["path"]), task, device)  # a syntax error never waits for torch
+    if report is not None:
+        report.seed = request["seed"]
     if report is None:
         with Worker(threads=1) as worker:
             report = worker.grade(request, timeout, on_event)
@@ -49,12 +54,13 @@ def make_request(
     *,
     task: str | None = None,
     device: str = "auto",
-    seed: int = 0,
+    seed: int | None = 0,
     timeout: float = DEFAULT_TIMEOUT,
     allow_builtins: bool = False,
     memory_limit: int | None = None,
 ) -> dict:
-    """The worker request for ``path``, validated here so that a bad option never reaches the child."""
+    """The worker request for ``path``, validated here so that a bad option never reaches the child
+    (``seed=None``: a fresh seed)."""
     path = Path(path)
     if not path.is_file():
         raise DrillError(f"{path}: no such file")
@@ -66,10 +72,18 @@ def make_request(
         raise DrillError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
     if timeout <= 0:
         raise DrillError("--timeout must be positive")
+    if seed is None:
+        seed = fresh_seed()
+    elif not 0 <= seed < MAX_SEED:
+        raise DrillError(f"--seed must be between 0 and {MAX_SEED - 1}")
     if memory_limit is not None and memory_limit < MIN_MEMORY:
         raise DrillError(f"--memory-limit must be at least {MIN_MEMORY >> 20} MiB")
     return {"path": str(path.resolve()), "task": task, "device": device, "seed": seed, "allow_builtins": allow_builtins,
             "memory_limit": memory_limit}  # fmt: skip
+
+
+def fresh_seed() -> int:
+    return secrets.randbelow(MAX_SEED)
 
 
 def parse_size(text: str) -> int:
@@ -80,7 +94,7 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
 
 
-def bench_file(path: str | Path, *, task: str, device: str = "auto", seed: int = 0, max_t: int = 4096) -> BenchResult:
+def bench_file(path: str | Path, *, task: str, device: str = "auto", seed: int | None = 0, max_t: int = 4096) -> BenchResult:
     """Time the kernel in ``path`` in a fresh worker (all its threads: this measures speed, not correctness)."""
     request = make_request(path, task=task, device=device, seed=seed)
     del request["allow_builtins"], request["memory_limit"]

@@ -23,9 +23,8 @@ def start_zygote(threads: int | None) -> tuple[subprocess.Popen, socket.socket]:
         env["OMP_NUM_THREADS"] = env["MKL_NUM_THREADS"] = str(threads)
     env["PYTHONUNBUFFERED"] = "1"
     proc = subprocess.Popen(
-        [sys.executable, str(ZYGOTE_SCRIPT), str(theirs.fileno()), str(os.getpid())],
-        stdin=subprocess.DEVNULL,
-        pass_fds=(theirs.fileno(),),
+        [sys.executable, str(ZYGOTE_SCRIPT), str(os.getpid())],
+        stdin=theirs.fileno(),  # the control socket: no descriptor number on the command line
         env=env,
     )
     theirs.close()

@@ -8,8 +8,10 @@ the next. If the judge itself dies, a new one is started at once in the backgrou
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 
 from drill.grade.isolation import Event, Worker
+from drill.grade.precheck import precheck
 from drill.grade.report import Report
 
 STARTUP_GRADE_TIMEOUT = 120.0
@@ -41,6 +43,10 @@ class WarmGrader:
         return worker
 
     def grade(self, request: dict, timeout: float, on_event: Event = lambda e: None) -> Report:
+        """``request`` as made by drill.grade.run.make_request; a file that cannot parse never waits for the judge."""
+        early = precheck(Path(request["path"]), request["task"], request["device"])
+        if early is not None:
+            return early
         worker = self._worker()
         try:
             return worker.grade(request, timeout, on_event)

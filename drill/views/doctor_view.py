@@ -14,6 +14,13 @@ LABELS = {
     "banks": ("banks", "题库"),
     "torch": ("torch", "torch"),
     "cuda": ("cuda", "CUDA"),
+    "sandbox": ("sandbox", "沙箱"),
+}
+PROTECTIONS = {  # drill.grade.user.sandbox.available()'s names: what each keeps from the code drill grades
+    "non-dumpable drill processes": ("drill's processes closed to /proc (non-dumpable)", "drill 的进程对 /proc 关闭（不可转储）"),
+    "user namespace": ("graded code in its own user namespace", "被评分的代码运行在独立的用户命名空间"),
+    "landlock writes": ("graded code writes only its temporary folder (Landlock)", "被评分的代码只能写自己的临时目录（Landlock）"),
+    "landlock signals": ("graded code cannot signal drill's processes (Landlock)", "被评分的代码不能向 drill 的进程发信号（Landlock）"),
 }
 WORDS = {
     "questions": ("{n} questions", "{n} 道题"),
@@ -33,6 +40,17 @@ def word(key: str, lang: str, **values) -> str:
 def line(key: str, value: str, lang: str) -> None:
     label = LABELS[key][lang == "zh"]
     out.print(f"{label}{' ' * (11 - cell_len(label))}{value}")
+
+
+def print_sandbox(protections: list[tuple[str, str | None]], lang: str) -> None:
+    """One line per protection of ``drill grade``: active, or not available and why."""
+    zh = lang == "zh"
+    active = sum(why is None for _, why in protections)
+    line("sandbox", f"{active}/{len(protections)} " + ("项保护已启用" if zh else "protections active"), lang)
+    for name, why in protections:
+        state = ("[green]已启用[/]" if zh else "[green]active[/]") if why is None else \
+            ("[yellow]不可用[/]：" if zh else "[yellow]not available[/]: ") + escape(why)  # fmt: skip
+        out.print(f"  {PROTECTIONS[name][zh]}: {state}" if not zh else f"  {PROTECTIONS[name][zh]}：{state}")
 
 
 def print_sources(bank, lang: str) -> None:

@@ -100,4 +100,5 @@ def print_report(report: Report, as_json: bool, lang: str = "en") -> None:
     counts = {s: sum(c.status == s for c in report.checks) for s in MARKS}
     summary = ("，" if zh else ", ").join(f"{STATUS_ZH[s]} {n}" if zh else f"{n} {s}" for s, n in counts.items() if n)
     verdict = f"[bold green]{WORDS['passed'][zh]}[/]" if report.passed else f"[bold red]{WORDS['failed'][zh]}[/]"
-    out.print(f"{verdict}  {summary}  ({report.duration_s:.1f} s)")
+    seed = "" if report.seed is None else (f"，种子 {report.seed}" if zh else f", seed {report.seed}")
+    out.print(f"{verdict}  {summary}  ({report.duration_s:.1f} s{seed})")

@@ -98,3 +98,13 @@ def test_a_file_may_import_a_module_beside_it_in_the_working_directory(tmp_path,
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["grade", "graded.py", "--device", "cpu", "--json"])
     assert result.exit_code == 0, result.output
+
+
+def test_a_fresh_seed_at_every_grade_printed_and_reproduced_by_seed():
+    first = json.loads(runner.invoke(app, ["grade", BROKEN, "--json"]).stdout)
+    again = json.loads(runner.invoke(app, ["grade", BROKEN, "--json", "--seed", str(first["seed"])]).stdout)
+    assert again["seed"] == first["seed"]
+    assert [(c["id"], c["status"], c["message"]) for c in again["checks"]] == [(c["id"], c["status"], c["message"]) for c in first["checks"]]
+    text = runner.invoke(app, ["grade", BROKEN]).stdout
+    seed = int(text.rsplit("seed ", 1)[1].split(")")[0])
+    assert seed != first["seed"]  # a collision has odds of one in a million

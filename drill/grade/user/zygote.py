@@ -1,4 +1,4 @@
-"""The zygote: ``python drill/grade/user/zygote.py CONTROL_FD PARENT_PID``, started by the judge.
+"""The zygote: ``python drill/grade/user/zygote.py PARENT_PID``, started by the judge with its control socket as stdin.
 
 It imports torch and the user-side server, then never runs user code nor a parallel op: it
 only forks. Each grade gets a fresh child (the user side) from this same pristine state, so
@@ -7,14 +7,18 @@ JSON requests: ``fork`` (with the call socket and the output pipe passed as desc
 answers the child's pid; ``reap`` kills that child, reaps it and kills whatever it left
 behind (this process is a subreaper, so escaped descendants end up here), answering the
 child's exit status and the names of the processes that were still running.
+The zygote is non-dumpable, and each child closes every descriptor but its own two and confines
+itself (drill/grade/user/sandbox.py) before it imports the user's file.
 """
 
 import importlib.util
 import json
 import os
 import signal
+import shutil
 import socket
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[0] = os.getcwd()  # as under `python -m`: the user's file may import modules beside it in the cwd, not ours
@@ -29,15 +33,23 @@ def _load_package():
 
 
 _load_package()
-from _drill_user import procs  # noqa: E402
+from _drill_user import procs, sandbox  # noqa: E402
 
-CONTROL_FD, PARENT = int(sys.argv[1]), int(sys.argv[2])
+PARENT = int(sys.argv[1])
 procs.die_with_parent(PARENT, signal.SIGTERM)
 procs.become_subreaper()
+sandbox.non_dumpable()
+CONTROL_FD = os.dup(0)  # the control socket came as stdin: no descriptor number on the command line
+_devnull = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_devnull, 0)
+os.close(_devnull)
+PRIVATE: dict[int, str] = {}  # user side pid: its private temporary folder, removed when it is reaped
 
 
 def _shutdown(*_):
     procs.kill_children()
+    for folder in PRIVATE.values():
+        shutil.rmtree(folder, ignore_errors=True)
     os._exit(0)
 
 
@@ -66,7 +78,7 @@ def warm() -> None:
 warm()
 
 
-def child(call_fd: int, out_fd: int, config: dict) -> None:
+def child(call_fd: int, out_fd: int, private: str, config: dict) -> None:
     """The user side: runs in the forked child and never returns."""
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -74,7 +86,8 @@ def child(call_fd: int, out_fd: int, config: dict) -> None:
         procs.become_subreaper()
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        os.close(out_fd)
+        sandbox.close_descriptors(keep=(call_fd,))
+        sandbox.confine(private)
         if config.get("memory"):
             procs.memory_cap(int(config["memory"]))
         server.serve(socket.socket(fileno=call_fd), config["devices"])
@@ -95,10 +108,11 @@ while True:
     request = json.loads(message)
     if request["op"] == "fork":
         call_fd, out_fd = fds
+        private = tempfile.mkdtemp(prefix="drill-user-")
         pid = os.fork()
         if pid == 0:
-            control.close()
-            child(call_fd, out_fd, request)
+            child(call_fd, out_fd, private, request)
+        PRIVATE[pid] = private
         os.close(call_fd)
         os.close(out_fd)
         control.sendall(json.dumps({"pid": pid}).encode())
@@ -113,4 +127,7 @@ while True:
             code = os.waitstatus_to_exitcode(status)
         except ChildProcessError:
             code = None
-        control.sendall(json.dumps({"code": code, "left": procs.kill_children()}).encode())
+        left = procs.kill_children()
+        if pid in PRIVATE:
+            shutil.rmtree(PRIVATE.pop(pid), ignore_errors=True)
+        control.sendall(json.dumps({"code": code, "left": left}).encode())
