@@ -30,11 +30,15 @@ _BREAK = r"[ \t]*(?:\n[ \t]*)?"  # spaces, or a Markdown soft line break (which 
 _KEPT_SPACE = "\ue004"
 _NOT_A_BLOCK = rf"(?![\s#>|]|[-*+][ \t{_KEPT_SPACE}]|\d+[.)][ \t{_KEPT_SPACE}]|```|~~~|-{{2,}}|\*{{3,}}|_{{3,}}|={{2,}})"  # no list, heading, quote, table, fence, rule
 _LIST_MARKER = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)]))[ \t]+", re.M)  # "3. （可选）" stays a list item
+_GAP = r"(?:[ \t]+(?:\n[ \t]*)?|\n[ \t]*)"  # _BREAK that is really there: an empty one would be a no-op match at every position
 _CJK_GAP = re.compile(
-    rf"(?<=[{_HAN}{_CJK_PUNCT}]){_BREAK}(?=\*{{0,2}}[{_HAN}{_CJK_PUNCT}])"  # 今日 目标 → 今日目标, 文字 **粗体**
+    r"(?=[ \t\n])(?:"  # every gap starts with a space or a newline: other positions fail at once (9x faster)
+    rf"(?<=[{_HAN}{_CJK_PUNCT}]){_GAP}(?=\*{{0,2}}[{_HAN}{_CJK_PUNCT}])"  # 今日 目标 → 今日目标, 文字 **粗体**
     rf"|(?<=[{_CJK_PUNCT}])(?:[ \t]+|[ \t]*\n[ \t]*{_NOT_A_BLOCK})(?=\S)"  # 0、 方差 → 0、方差
-    rf"|(?<=\S){_BREAK}(?=[{_CJK_PUNCT}])"  # 形状 （B） → 形状（B）
+    rf"|(?<=\S){_GAP}(?=[{_CJK_PUNCT}])"  # 形状 （B） → 形状（B）
+    r")"
 )
+_ANY_CJK = re.compile(f"[{_HAN}{_CJK_PUNCT}]")
 _GAP_AFTER_EMPHASIS = re.compile(rf"(?<=[{_HAN}])(\*{{1,2}}){_BREAK}(?=[{_HAN}{_CJK_PUNCT}])")  # **粗体** 文字
 # "**要点：** 正文": the space cannot go while the colon is inside the bold (a closing ** after
 # punctuation needs a space or punctuation after it), so the colon moves out first: "**要点**：正文".
@@ -62,8 +66,11 @@ _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#|~])")
 
 def join_cjk(text: str) -> str:
     """Drop the spaces a line join leaves between Chinese characters or around Chinese punctuation."""
-    text = _LIST_MARKER.sub(rf"\1{_KEPT_SPACE}", _PUNCT_IN_EMPHASIS.sub(r"\2\1", text))
-    return tidy_emphasis(_CJK_GAP.sub("", _GAP_AFTER_EMPHASIS.sub(r"\1", text)).replace(_KEPT_SPACE, " "))
+    cjk = _ANY_CJK.search(text) is not None  # the three CJK rules all need a CJK character: English skips them
+    text = _LIST_MARKER.sub(rf"\1{_KEPT_SPACE}", _PUNCT_IN_EMPHASIS.sub(r"\2\1", text) if cjk else text)
+    if cjk:
+        text = _CJK_GAP.sub("", _GAP_AFTER_EMPHASIS.sub(r"\1", text))
+    return tidy_emphasis(text.replace(_KEPT_SPACE, " "))
 
 
 def _punct(ch: str) -> bool:
