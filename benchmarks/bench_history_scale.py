@@ -31,6 +31,8 @@ sys.path.insert(0, str(ROOT))
 from drill.bank.load import load_bundled  # noqa: E402
 
 COMMANDS = {
+    "drill (dashboard)": [],  # bare drill: today's plan with the forecast
+    "mistakes": ["mistakes", "--lang", "en"],
     "quiz --count 1": ["quiz", "--count", "1", "--lang", "en"],
     "review --limit 1": ["review", "--limit", "1", "--lang", "en"],
     "stats": ["stats"],

@@ -171,13 +171,15 @@ def bank_validate(paths: Annotated[list[Path], typer.Argument(help="Bank files o
 
 
 @command(bank_app, "stats", example="drill bank stats --markdown > docs/bank-coverage.md")
-def bank_stats(markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False, bank: BankOpt = None) -> None:
+def bank_stats(markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table.")] = False, as_json: JsonOpt = False, bank: BankOpt = None) -> None:
     """Count questions by topic, level and type."""
     from drill.bank.load import load_bank
     from drill.bank.stats import coverage
     from drill.views import bank_view
 
-    bank_view.print_coverage(coverage(load_bank(bank)), markdown)
+    if markdown and as_json:
+        raise DrillError("--markdown and --json go one at a time")
+    bank_view.print_coverage(coverage(load_bank(bank)), markdown, as_json)
 
 
 # --- quiz, review, mock, config ---------------------------------------------
@@ -202,6 +204,9 @@ def quiz_cmd(
     fail_under: Annotated[Optional[float], typer.Option("--fail-under", min=0, max=100, metavar="SCORE", help="Exit 1 when the score is under SCORE percent (default: a completed quiz exits 0 whatever the score).")] = None,
     as_json: JsonOpt = False,
     bank: BankOpt = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Go on with the questions left of the last quiz, stopped with Ctrl-C.")] = False,
+    wrong: Annotated[bool, typer.Option("--wrong", help="Redo the questions whose last answer was wrong (drill mistakes lists them).")] = False,
+    ids: Annotated[Optional[list[str]], typer.Option("--id", autocompletion=completion.question_ids, help="Ask exactly this question (repeatable).")] = None,
 ) -> None:
     """A timed quiz: unseen and missed questions first; every answer is saved as you go."""
     from drill import quiz, store
@@ -211,15 +216,27 @@ def quiz_cmd(
 
     levels, types = _levels(level), _checked(split_values(qtype), TYPES, "--type")
     _checked([reveal], ("each", "end"), "--reveal")
+    if resume + wrong + bool(ids) > 1:
+        raise DrillError("--resume, --wrong and --id go one at a time")
     loaded, lang = load_bank(bank), resolve_lang(lang)
     topics = loaded.known_topics(split_values(topic))
-    candidates = loaded.select(levels=levels, topics=topics, types=types)
-    if not candidates:
-        raise DrillError("no questions match the given --level/--topic/--type")
     conn = store.connect()
-    questions = quiz.pick(conn, candidates, count, seed)
     options = {"level": levels, "topic": topics, "type": types, "count": count, "time": seconds, "lang": lang, "reveal": reveal, "strict": strict, "seed": seed}
-    raise typer.Exit(play(conn, questions, quiz.Settings(seconds, strict, reveal), lang=lang, as_json=as_json, kind="quiz", options=options, fail_under=fail_under))
+    settings = quiz.Settings(seconds, strict, reveal)
+    if resume:
+        interrupted, questions = quiz.resumed(conn, loaded, lang)
+        stored = interrupted.options
+        settings = quiz.Settings(seconds or stored.get("time"), bool(stored.get("strict")), stored.get("reveal") or "each")
+        options = {**stored, "lang": lang, "resumes": interrupted.session_id}
+    elif ids:
+        questions = quiz.by_ids(loaded, split_values(ids))
+    else:
+        candidates = loaded.select(levels=levels, topics=topics, types=types)
+        if not candidates:
+            raise DrillError("no questions match the given --level/--topic/--type")
+        questions = quiz.pick(conn, quiz.wrong_ones(conn, candidates, lang) if wrong else candidates, count, seed)
+    options |= {"wrong": wrong, "id": [q.id for q in questions] if ids else None}
+    raise typer.Exit(play(conn, questions, settings, lang=lang, as_json=as_json, kind="quiz", options=options, fail_under=fail_under))
 
 
 @command(app, "review", example="drill review --limit 10")
@@ -230,7 +247,7 @@ def review_cmd(
     strict: StrictOpt = False,
     as_json: JsonOpt = False,
     tasks: Annotated[bool, typer.Option("--tasks", help="Review the most overdue whiteboard task instead (a timed whiteboard session).")] = False,
-    optimize: Annotated[bool, typer.Option("--optimize", help="Fit FSRS's parameters to your own reviews (512 needed; pip install 'llm-drill[optimize]').")] = False,
+    optimize: Annotated[bool, typer.Option("--optimize", help="Fit FSRS's parameters to your own reviews (512 needed; needs the optimize extra: pip install 'llm-drill\\[optimize]').")] = False,
     bank: BankOpt = None,
 ) -> None:
     """Questions and whiteboard tasks due for spaced review (FSRS), most overdue first."""
@@ -258,6 +275,8 @@ def review_cmd(
         whiteboard_cmd(task=due_tasks[0], file=None, minutes=WHITEBOARD_MINUTES, editor=False, record=False, lang=lang)
         return
     due = review.due_now(conn, set(loaded.questions))
+    if not as_json:
+        dashboard_view.print_forecast(*dashboard.forecasts(conn, set(loaded.questions), task_ids), lang)
     if not due:
         upcoming = dashboard.next_due(dashboard.due_dates(conn, set(loaded.questions)), datetime.now(timezone.utc))
         dashboard_view.print_nothing_due(upcoming, lang, as_json, due_tasks=due_tasks)
@@ -273,8 +292,10 @@ def review_cmd(
 def mock_cmd(
     pitch_topic: Annotated[Optional[str], typer.Argument(metavar="[TOPIC]", help="Topic (same as --topic), e.g. with --pitch.", autocompletion=completion.topics)] = None,
     topic: TopicOpt = None,
-    minutes: Annotated[int, typer.Option("--minutes", min=1, help="Length of the interview.")] = 20,
+    minutes: Annotated[Optional[int], typer.Option("--minutes", min=1, help="Length of the interview (default 20; 45 with --full).")] = None,
     pitch: Annotated[bool, typer.Option("--pitch", help="Give the 60-second answer of a topic instead.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="A whole interview under one clock: a pitch, concepts with follow-ups, a whiteboard task graded live, a scorecard.")] = False,
+    track: Annotated[Optional[str], typer.Option("--track", help="With --full: the whiteboard track (attention, positions, inference, training, ...); the concepts follow the task's topic unless --topic.")] = None,
     lang: LangOpt = None,
     seed: SeedOpt = None,
     as_json: JsonOpt = False,
@@ -289,6 +310,12 @@ def mock_cmd(
 
     lang, loaded = resolve_lang(lang), load_bank(bank)
     topics = loaded.known_topics(split_values(topic) + ([pitch_topic] if pitch_topic else []))
+    if full:
+        _full_interview(loaded, topics, track, minutes or FULL_MOCK_MINUTES, seed, lang, as_json)
+        return
+    if track is not None:
+        raise DrillError("--track goes with --full (drill mock --full --track attention)")
+    minutes = minutes or 20
     options = {"topic": topics, "minutes": minutes, "pitch": pitch, "lang": lang, "seed": seed}
     if pitch:
         questions, settings, stop_at = [mock.pitch(loaded, topics, seed)], quiz.Settings(time=mock.PITCH_SECONDS), None
@@ -296,6 +323,50 @@ def mock_cmd(
         questions, settings, stop_at = mock.chain(loaded, topics, seed), quiz.Settings(), time.monotonic() + 60 * minutes
     kind = "pitch" if pitch else "mock"
     raise typer.Exit(play(store.connect(), questions, settings, lang=lang, as_json=as_json, kind=kind, options=options, stop_at=stop_at))
+
+
+FULL_MOCK_MINUTES = 45
+
+
+def _full_interview(loaded, topics: list[str], track: Optional[str], minutes: int, seed: Optional[int], lang: str, as_json: bool) -> None:
+    _require_torch()
+    from drill import interview, mock, store
+    from drill.grade.tasks import TASKS
+    from drill.views import interview_view
+    from drill.whiteboard import catalog, solutions
+
+    conn = store.connect()
+    exercise = mock.interview_task(catalog.statuses(conn), TASKS, track)
+    if not topics:
+        question = solutions.handwrite_question(exercise, loaded)
+        topics = [question.topic] if question else []
+    pitch, concepts = mock.interview_questions(loaded, topics, seed)
+    plan = interview.Plan(pitch, concepts, exercise, Path(f"drill_{exercise.id}.py"), topics, minutes)
+    interview_view.plan(minutes, len(concepts), exercise.id, lang)
+    card = interview.play(conn, plan, loaded, lang=lang)
+    session_id = interview.save(conn, card, {"track": track, "topic": topics, "task": exercise.id, "lang": lang, "seed": seed})
+    interview_view.print_scorecard(card, session_id, lang, as_json)
+    raise typer.Exit(int(ExitCode.INTERRUPTED if card.stopped == "interrupt" else ExitCode.OK))
+
+
+@command(app, "mistakes", example="drill mistakes --topic masks --since 2026-05-01")
+def mistakes_cmd(
+    topic: TopicOpt = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", help="Only mistakes made on or after this local date (YYYY-MM-DD).")] = None,
+    lang: LangOpt = None,
+    as_json: JsonOpt = False,
+    bank: BankOpt = None,
+) -> None:
+    """Your 错题本: questions whose last answer was wrong and tasks whose last run failed, with diagnosis codes and when each is due."""
+    from drill import mistakes, review, store, task_review
+    from drill.bank.load import load_bank
+    from drill.views import mistakes_view
+
+    lang, loaded, conn = resolve_lang(lang), load_bank(bank), store.connect()
+    topics, day = loaded.known_topics(split_values(topic)), mistakes.since_date(since)
+    task_due = {task: card.due for task, card in task_review.cards(conn).items()}
+    book = mistakes.notebook(conn, loaded.questions, topics=topics, since=day, question_due=review.due_dates(conn), task_due=task_due)
+    mistakes_view.print_mistakes(book, lang, as_json)
 
 
 config_app = typer.Typer(help="Read and change settings. Example: drill config set lang zh", no_args_is_help=True)
@@ -360,10 +431,10 @@ def grade_cmd(
     file: Annotated[Path, typer.Argument(help="Your Python file (see docs/whiteboard.md for what it must define).", dir_okay=False)],
     task: Annotated[Optional[str], typer.Option("--task", autocompletion=completion.task_ids, help=f"{TASK_NAMES} (default: detected from the names the file defines).")] = None,
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda (cuda adds fp16 and bf16 runs).")] = "auto",
-    seed: Annotated[int, typer.Option("--seed", help="Seed for the random inputs.")] = 0,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for the random inputs (default: a fresh one, printed in the report).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds your code may run in total.")] = 60.0,
     allow_builtins: Annotated[bool, typer.Option("--allow-builtins", help="Allow torch's own attention (F.scaled_dot_product_attention, nn.MultiheadAttention).")] = False,
-    memory_limit: Annotated[Optional[str], typer.Option("--memory-limit", help="Memory your code may use, e.g. 4G or 512M (default: half the machine's memory; not applied on CUDA).")] = None,
+    memory_limit: Annotated[Optional[str], typer.Option("--memory-limit", help="Memory your code may use, e.g. 4G or 512M (default: 2G, far more than the grader's inputs need; not applied on CUDA).")] = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
     bench: Annotated[bool, typer.Option("--bench", help="Also time your kernel against the reference and torch's SDPA for T = 256 ... 4096, with peak memory.")] = False,
@@ -404,18 +475,19 @@ def whiteboard_cmd(
     minutes: Annotated[int, typer.Option("--minutes", min=1, help="Time limit.")] = WHITEBOARD_MINUTES,
     editor: Annotated[bool, typer.Option("--editor", help="Open the file in $EDITOR (a GUI editor; or edit in another terminal).")] = False,
     record: Annotated[bool, typer.Option("--record", help="Count a resumed file that already passes as solved (default: a solve needs a failing state first).")] = False,
+    solution: Annotated[bool, typer.Option("--solution", help="Show the reference solution, a second style where one ships, your file's diff and the hand-write question; before a pass it asks first and rates the task Again.")] = False,
     lang: LangOpt = None,
 ) -> None:
     """Write a task from its template on a timer; every save is re-graded until all checks pass."""
+    if solution:
+        _show_solution(task, file, minutes, resolve_lang(lang))
+        return
     _require_torch()
     import os
 
     from drill import store, streak
-    from drill.grade.run import make_request
-    from drill.grade.warm import WarmGrader
     from drill.views import whiteboard_view
     from drill.whiteboard import session
-    from drill.whiteboard.keys import KeyReader
 
     conn, lang = store.connect(), resolve_lang(lang)
     exercise = session.pick_task(conn, task)
@@ -425,10 +497,35 @@ def whiteboard_cmd(
         session.open_editor(os.environ.get("VISUAL") or os.environ.get("EDITOR"), path)
     view = whiteboard_view.SessionView(lang)
     view.starting(exercise, path, resumed, minutes)
-    with WarmGrader(warmup=make_request(exercise.solution, task=exercise.id, device="cpu")) as grader, KeyReader() as keys:
-        outcome = session.Session(conn, exercise, path, grader, view, keys, lang=lang, minutes=minutes, record=record).run()
-    whiteboard_view.print_outcome(outcome, streak.streak_line(conn, lang=lang), lang, session.review(conn, outcome))
+
+    def closing(outcome, review) -> None:
+        whiteboard_view.print_outcome(outcome, streak.streak_line(conn, lang=lang), lang, review)
+
+    outcome, show = session.play(conn, exercise, path, view, closing, lang=lang, minutes=minutes, record=record)
+    if show:
+        _show_solution(exercise.id, path, minutes, lang, asked=True)
     raise typer.Exit(int(ExitCode.OK if outcome.passed else ExitCode.INTERRUPTED if outcome.stopped == "interrupted" else ExitCode.FAILED))
+
+
+def _show_solution(task: Optional[str], file: Optional[Path], minutes: float, lang: str, asked: bool = False) -> None:
+    """The solution screen; before any pass of the task, ask first and rate it Again (``asked``: the session did both)."""
+    from drill import store
+    from drill.bank.load import load_bank
+    from drill.views import solution_view
+    from drill.whiteboard import catalog, solutions
+
+    conn = store.connect()
+    exercise = catalog.get(task) if task else next((s.exercise for s in catalog.statuses(conn) if s.state != "passed"), None)
+    exercise = exercise or next(iter(catalog.load().values()))
+    path = file or Path(f"drill_{exercise.id}.py")
+    if not asked and not solutions.passed(conn, exercise.id):
+        if not solution_view.confirmed(exercise.id, lang):
+            solution_view.print_kept_hidden(exercise.id, lang)
+            return
+        interval = solutions.give_up(conn, exercise.id, minutes * 60)
+        if interval is not None:
+            solution_view.print_rated_again(exercise.id, interval, lang)
+    solution_view.print_solution(solutions.load(exercise, path, load_bank(None)), lang, path.name)
 
 
 @command(app, "tasks", example="drill tasks --json")
@@ -439,6 +536,33 @@ def tasks_cmd(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     from drill.whiteboard import catalog
 
     whiteboard_view.print_tasks(catalog.statuses(connect()), as_json, resolve_lang(lang))
+
+
+@command(app, "notebook", example="drill notebook sdpa -o sdpa.ipynb")
+def notebook_cmd(
+    task: Annotated[Optional[str], typer.Argument(help="Task id (see drill tasks).", autocompletion=completion.task_ids)] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="The notebook to write, or a folder for it (default ./drill_TASK.ipynb); with --plan, a folder (default ./drill-plan).")] = None,
+    plan: Annotated[bool, typer.Option("--plan", help="Write a study plan instead: one notebook per task by track and level, and an index.")] = False,
+    lang: LangOpt = None,
+) -> None:
+    """Write a practice notebook for Jupyter or Colab: the task, its template under %%drill, hints; an existing file is kept."""
+    from drill.notebook import build
+    from drill.views import notebook_view
+    from drill.whiteboard import catalog
+
+    lang = resolve_lang(lang)
+    if plan == (task is not None):
+        raise DrillError("give a task (drill notebook sdpa) or --plan, not both" if plan else "give a task id (drill tasks lists them) or --plan")
+    if plan:
+        folder = output or Path("drill-plan")
+        written, kept = build.write_plan(folder, lang)
+        notebook_view.print_plan(folder, written, kept, lang)
+        return
+    exercise = catalog.get(task)
+    name = f"drill_{exercise.id}.ipynb"
+    path = output / name if output and output.is_dir() else output or Path(name)
+    build.write(build.task_notebook(exercise, lang), path)
+    notebook_view.print_written(path, lang)
 
 
 @command(app, "selftest", example="drill selftest --device cuda")
@@ -507,7 +631,13 @@ def history_import(file: FileArg) -> None:
 
 
 @command(export_app, "anki", example="drill export anki drill.apkg --level L2")
-def export_anki(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, bank: BankOpt = None) -> None:
+def export_anki(
+    file: FileArg,
+    level: LevelOpt = None,
+    topic: TopicOpt = None,
+    solved: Annotated[bool, typer.Option("--solved", help="Add one card per whiteboard task you passed: your passing code, the diagnosis codes you hit on the way and their fixes.")] = False,
+    bank: BankOpt = None,
+) -> None:
     """Write the loaded bank as a bilingual Anki deck; re-importing updates the notes."""
     from drill import export_anki
     from drill.bank.load import load_bank
@@ -515,6 +645,15 @@ def export_anki(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, b
 
     loaded = load_bank(bank)
     questions = loaded.select(levels=split_values(level), topics=loaded.known_topics(split_values(topic)))
+    if solved:
+        from drill import store
+        from drill.views.solution_view import print_solved_cards
+
+        tasks = export_anki.solved_tasks(store.connect())
+        export_anki.write(questions, file, tasks)
+        history_view.print_written(file, len(questions))
+        print_solved_cards(len(tasks), resolve_lang(None))
+        return
     export_anki.write(questions, file)
     history_view.print_written(file, len(questions))
 
@@ -557,6 +696,10 @@ def doctor(lang: LangOpt = None, bank: BankOpt = None) -> None:
         print_sources(loaded, lang)
     except DrillError as exc:
         line("banks", word("broken", lang, why=escape(exc.lines[0])), lang)
+    from drill.grade.user import sandbox
+    from drill.views.doctor_view import print_sandbox
+
+    print_sandbox(sandbox.available(), lang)
     build = torch_info.installed()
     if build is None:
         line("torch", word("no_torch", lang), lang)

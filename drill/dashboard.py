@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from typing import Iterable
 
 from drill import review, stats, streak, task_review
 
@@ -25,6 +26,8 @@ class Plan:
     next_task: str | None  # the first whiteboard task (catalog order) not passed yet
     failed_tasks: list[str]
     due_tasks: list[str]  # whiteboard tasks whose FSRS card is due, most overdue first
+    question_forecast: "Forecast | None" = None
+    task_forecast: "Forecast | None" = None
 
     @property
     def goal_met(self) -> bool:
@@ -57,7 +60,56 @@ class Plan:
             "failed_tasks": self.failed_tasks,
             "next_task": self.next_task,
             "next_command": self.next_command,
+            "forecast": {"questions": self.question_forecast.to_json() if self.question_forecast else None,
+                         "tasks": self.task_forecast.to_json() if self.task_forecast else None},
         }
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """How many items fall due by the end of today, during tomorrow, and by the end of the 7th day (today included).
+
+    Days are practice days (they start at ``day-start-hour``, like streaks); what is already overdue counts for today.
+    """
+
+    today: int
+    tomorrow: int
+    week: int
+
+    def to_json(self) -> dict:
+        return {"today": self.today, "tomorrow": self.tomorrow, "next_7_days": self.week}
+
+
+def day_ends(now: datetime, day_start_hour: int) -> tuple[datetime, datetime, datetime]:
+    """The ends (UTC) of today's practice day, of tomorrow's, and of the 7th day: local wall-clock times, so a DST change moves none."""
+    local = now.astimezone().replace(tzinfo=None)
+    end = local.replace(hour=day_start_hour, minute=0, second=0, microsecond=0)
+    if end <= local:
+        end += timedelta(days=1)
+    return tuple((end + timedelta(days=k)).astimezone().astimezone(timezone.utc) for k in (0, 1, 6))  # type: ignore[return-value]
+
+
+def forecast(dues: Iterable[datetime], now: datetime, day_start_hour: int) -> Forecast:
+    """Count due dates into today / tomorrow / the next 7 days (one pass over the cards' due dates)."""
+    today, tomorrow, week = day_ends(now, day_start_hour)
+    counts = [0, 0, 0]
+    for due in dues:
+        counts[0] += due < today
+        counts[1] += today <= due < tomorrow
+        counts[2] += due < week
+    return Forecast(*counts)
+
+
+def forecasts(conn: sqlite3.Connection, known: set[str], task_ids: set[str], now: datetime | None = None) -> tuple[Forecast, Forecast]:
+    """The questions' and the tasks' forecasts (``drill review`` shows them above the first question)."""
+    now = now or datetime.now(timezone.utc)
+    day_start = streak.settings(conn).day_start_hour
+    return forecast(due_dates(conn, known).values(), now, day_start), forecast(task_dues(conn, task_ids), now, day_start)
+
+
+def task_dues(conn: sqlite3.Connection, known: set[str]) -> list[datetime]:
+    """The due date of each reviewed task in ``known``."""
+    return [card.due for task, card in task_review.cards(conn).items() if task in known]
 
 
 def due_dates(conn: sqlite3.Connection, known: set[str]) -> dict[str, datetime]:
@@ -83,6 +135,7 @@ def plan(conn: sqlite3.Connection, known: set[str], task_states: list[tuple[str,
     due_tasks = task_review.due(conn, {task for task, _ in task_states}, now)
     failed = [task for task, state in task_states if state == "failed" and task not in due_tasks]
     untried = [task for task, state in task_states if state != "passed"]
+    day_start = collected.report.settings.day_start_hour
     return Plan(
         report=collected.report,
         due_questions=due,
@@ -92,4 +145,6 @@ def plan(conn: sqlite3.Connection, known: set[str], task_states: list[tuple[str,
         next_task=untried[0] if untried else None,
         failed_tasks=failed,
         due_tasks=due_tasks,
+        question_forecast=forecast(dates.values(), now, day_start),
+        task_forecast=forecast(task_dues(conn, {task for task, _ in task_states}), now, day_start),
     )

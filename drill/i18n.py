@@ -53,6 +53,16 @@ LABELS: dict[str, tuple[str, str]] = {
 
 
 LABELS["nothing_answered"] = ("Stopped before the first answer: nothing to save.", "在第一题作答前就结束了：没有需要保存的作答。")
+# drill quiz --resume / --wrong and multi-select feedback (issue 29)
+LABELS["resume_hint"] = ("Go on with the {n} question{s} left: drill quiz --resume", "继续剩下的 {n} 题：drill quiz --resume")
+LABELS["nothing_to_resume"] = ("nothing to resume: the last quiz was finished (start one with drill quiz)",
+                               "没有可继续的测验：上一次测验已经做完（用 drill quiz 开始新的）")
+LABELS["resume_missing"] = ("the {n} questions left of the last quiz are not in the loaded banks: add the --bank it used",
+                            "上次测验剩下的 {n} 题不在已加载的题库里：请加上当时用的 --bank")
+LABELS["no_wrong"] = ("no wrong answers to redo among the selected questions (drill mistakes lists them)",
+                      "所选范围内没有答错的题可重做（drill mistakes 列出错题）")
+LABELS["missed"] = ("missed {letters}", "漏选 {letters}")
+LABELS["extra"] = ("extra {letters}", "多选 {letters}")
 # Question types and session kinds in headers and titles (in English the bank's own words, which commands also use).
 NAMES_ZH = {"open": "问答", "choice": "选择", "numeric": "数值", "shape": "形状",
             "quiz": "测验", "review": "复习", "mock": "模拟面试", "pitch": "一分钟陈述"}  # fmt: skip

@@ -37,3 +37,23 @@ def pitch(bank: Bank, topics: list[str] | None = None, seed: int | None = None):
     if not candidates:
         raise DrillError(f"no pitch question (tags: [pitch]){_topics_text(topics or [])}")
     return random.Random(seed).choice(candidates)
+
+
+def interview_task(statuses: list, gradable, track: str | None = None):
+    """The whiteboard task of a full interview: the first one of ``track`` (every track without it) not passed
+    yet, in catalog order, else the track's first; ``statuses``: catalog.statuses, ``gradable``: task ids."""
+    from drill.whiteboard.catalog import TRACKS
+
+    if track is not None and track not in TRACKS:
+        raise DrillError(f"--track: {track!r} is not one of {', '.join(TRACKS)}")
+    tasks = [s for s in statuses if s.exercise.id in gradable and track in (None, s.exercise.track)]
+    return next((s.exercise for s in tasks if s.state != "passed"), tasks[0].exercise)
+
+
+def interview_questions(bank: Bank, topics: list[str], seed: int | None = None) -> tuple:
+    """(pitch, concept chain) on ``topics``; the pitch comes from the whole bank when the topics have none."""
+    try:
+        opener = pitch(bank, topics, seed)
+    except DrillError:
+        opener = pitch(bank, None, seed)
+    return opener, chain(bank, topics, seed)

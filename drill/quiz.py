@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Protocol
 
-from drill import review, store
-from drill.answers import Rating, judge, matched_key_points, objective_rating
-from drill.errors import StorageError
+from drill import resume, review, store
+from drill.answers import LETTERS, Rating, judge, matched_key_points, objective_rating, parse_choice
+from drill.errors import DrillError, StorageError
 
 LEVEL_SECONDS = {"L1": 60, "L2": 90, "L3": 120}
 
@@ -67,6 +67,8 @@ class Result:
     values: dict = field(default_factory=dict)  # for ``unreadable`` and ``note``
     uid: str = ""
     intervals: dict = field(default_factory=dict)  # rating value -> next interval, while awaiting the self-rating
+    missed: list[str] = field(default_factory=list)  # a choice answer: right options not given (letters)
+    extra: list[str] = field(default_factory=list)  # a choice answer: options given that are wrong
 
     @property
     def over_time(self) -> bool:
@@ -126,16 +128,59 @@ def select(candidates: list, last: dict[str, int], due: dict[str, datetime], cou
 
 
 def pick(conn: sqlite3.Connection, candidates: list, count: int, seed: int | None = None) -> list:
-    """:func:`select` with the history from the store."""
-    return select(candidates, store.last_ratings(conn), review.due_dates(conn), count, seed)
+    """:func:`select` with the history from the store; a question interrupted while shown comes first."""
+    first = set(resume.interrupted_while_shown(conn))
+    chosen = select(candidates, store.last_ratings(conn), review.due_dates(conn), count, seed)
+    again = [q for q in {q.id: q for q in candidates}.values() if q.id in first]
+    return (again + [q for q in chosen if q.id not in first])[:count]
+
+
+def by_ids(bank, ids: list[str]) -> list:
+    """``drill quiz --id``: exactly these questions, in the order given, each once (an unknown id is a usage error)."""
+    return [bank.get(qid) for qid in dict.fromkeys(ids)]
+
+
+def wrong_ones(conn: sqlite3.Connection, candidates: list, lang: str = "en") -> list:
+    """``drill quiz --wrong``: the candidates whose latest attempt was not right, latest mistake first."""
+    from drill.i18n import t
+    from drill.mistakes import wrong_answers
+
+    by_id = {q.id: q for q in candidates}
+    found = [by_id[w.question_id] for w in wrong_answers(conn) if w.question_id in by_id]
+    if not found:
+        raise DrillError(t("no_wrong", lang))
+    return found
+
+
+def resumed(conn: sqlite3.Connection, bank, lang: str = "en") -> tuple[resume.Interrupted, list]:
+    """``drill quiz --resume``: the interrupted quiz and its remaining questions that the loaded banks still have."""
+    from drill.i18n import t
+
+    found = resume.latest(conn)
+    if found is None:
+        raise DrillError(t("nothing_to_resume", lang))
+    questions = [bank.questions[qid] for qid in found.remaining if qid in bank.questions]
+    if not questions:
+        raise DrillError(t("resume_missing", lang, n=len(found.remaining)))
+    return found, questions
+
+
+def choice_difference(q, text: str) -> tuple[list[str], list[str]]:
+    """(missed, extra) option letters of a choice answer: the right ones not given, the given ones not right."""
+    given = parse_choice(text, len(q.choices))
+    if given is None:
+        return [], []
+    return [LETTERS[i] for i in sorted(q.correct_set - given)], [LETTERS[i] for i in sorted(given - q.correct_set)]
 
 
 def grade(q, reply: Reply, limit: int) -> Result:
     verdict = judge(q, reply.text)
     over = reply.cut_off or reply.seconds > limit
     rating = objective_rating(verdict.correct, over, reply.cut_off) if verdict.correct is not None else Rating.AGAIN
+    missed, extra = choice_difference(q, reply.text) if q.type == "choice" else ([], [])
     return Result(q, reply.text, reply.seconds, limit, reply.cut_off, verdict.correct, rating, matched_key_points(q, reply.text),
-                  rated=q.objective, unreadable=verdict.unreadable, note=verdict.note, values=verdict.values)  # fmt: skip
+                  rated=q.objective, unreadable=verdict.unreadable, note=verdict.note, values=verdict.values,
+                  missed=missed, extra=extra)  # fmt: skip
 
 
 def _record(conn: sqlite3.Connection, session_id: int, result: Result) -> None:
@@ -192,12 +237,17 @@ def run(
     """Ask, grade and record each question; stop early at ``stop_at`` (a monotonic time) or on interrupt."""
     summary = Summary(store.start_session(conn, kind, options or {}), kind, len(questions))
     status, storage_failed = "incomplete", False
+    resumable = kind == resume.RESUMABLE_KIND
     try:
+        if resumable:
+            resume.save_selection(conn, summary.session_id, [q.id for q in questions])
         for n, q in enumerate(questions, 1):
             if stop_at is not None and time.monotonic() >= stop_at:
                 summary.out_of_time = True
                 break
             limit = time_limit(q, settings.time)
+            if resumable:
+                resume.mark_shown(conn, summary.session_id, n)
             view.question(n, len(questions), q, limit)
             result = grade(q, reader.answer(q, limit, settings.strict), limit)
             _record(conn, summary.session_id, result)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from drill import streak
+from drill.store import CORRECT_OF
 
 WEAKEST = 5
 FREQUENT_MISTAKES = 5
 MIN_ATTEMPTS_FOR_WEAKEST = 3  # one unlucky answer does not make a topic weak
+WEEKS = 8  # the progress chart: this practice week and the 7 before it
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Stats:
     timing: list[Timing] = field(default_factory=list)
     whiteboard: list[Whiteboard] = field(default_factory=list)
     mistakes: list[tuple[str, int]] = field(default_factory=list)  # (diagnosis code, failing runs), most frequent first
+    weeks: list[date] = field(default_factory=list)  # the Mondays of the progress chart's weeks, oldest first
+    weekly: dict[str, list[Accuracy]] = field(default_factory=dict)  # topic -> one Accuracy per week (key: the Monday)
 
     @property
     def accuracy(self) -> float:
@@ -89,6 +93,13 @@ class Stats:
                 {"task": w.task, "runs": w.runs, "passed": w.passed, "best_seconds": w.best_seconds} for w in self.whiteboard
             ],
             "frequent_mistakes": [{"code": code, "runs": n} for code, n in self.mistakes],
+            "weekly": {
+                "weeks": [monday.isoformat() for monday in self.weeks],
+                "by_topic": {
+                    topic: [{"attempts": a.attempts, "correct": a.correct, "accuracy": round(a.accuracy, 4) if a.attempts else None} for a in weeks]
+                    for topic, weeks in self.weekly.items()
+                },
+            },
         }
 
 
@@ -122,11 +133,32 @@ def collect(conn: sqlite3.Connection, now: datetime | None = None) -> Stats:
         Whiteboard(*row)
         for row in conn.execute(
             "SELECT task, COUNT(*), SUM(passed), MIN(CASE WHEN passed THEN seconds END) FROM grade_runs"
-            " WHERE source = 'whiteboard' GROUP BY task ORDER BY task"
+            " WHERE source IN ('whiteboard', 'notebook') GROUP BY task ORDER BY task"
         )
     ]
     stats.mistakes = frequent_mistakes(conn)
+    stats.weeks, stats.weekly = weekly(conn, stats.report.today, stats.report.settings.day_start_hour)
     return stats
+
+
+def weekly(conn: sqlite3.Connection, today: date, day_start_hour: int, weeks: int = WEEKS) -> tuple[list[date], dict[str, list[Accuracy]]]:
+    """Answers and right answers per topic and practice week (Monday to Sunday), the last ``weeks`` weeks.
+
+    Reads only those weeks' attempts, through the index on local time: the cost is the recent volume, not the history's.
+    """
+    first = today - timedelta(days=today.weekday() + 7 * (weeks - 1))
+    mondays = [first + timedelta(weeks=n) for n in range(weeks)]
+    found: dict[str, list[Accuracy]] = {}
+    rows = conn.execute(
+        "SELECT topic, CAST((julianday(date(local_time, :shift)) - julianday(:first)) / 7 AS INTEGER) AS week, COUNT(*),"
+        f" SUM({CORRECT_OF.format(r='attempts')}) FROM attempts WHERE local_time >= :start GROUP BY topic, week",
+        {"shift": f"-{day_start_hour} hours", "first": first.isoformat(), "start": f"{first.isoformat()}T{day_start_hour:02d}:00:00"},
+    )
+    for topic, week, n, correct in rows:
+        if 0 <= week < weeks:  # a clock far ahead (another machine's) is no week of this chart
+            chart = found.setdefault(topic, [Accuracy(monday.isoformat(), 0, 0) for monday in mondays])
+            chart[week] = Accuracy(mondays[week].isoformat(), n, correct or 0)
+    return mondays, dict(sorted(found.items()))
 
 
 def frequent_mistakes(conn: sqlite3.Connection, limit: int = FREQUENT_MISTAKES) -> list[tuple[str, int]]:

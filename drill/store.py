@@ -111,6 +111,20 @@ MIGRATIONS: list[tuple[str, Step]] = [
         CREATE INDEX task_reviews_task ON task_reviews(task, reviewed_at);
         """,
     ),
+    (
+        "006_quiz_selection",
+        # a quiz's questions in the order asked, so `drill quiz --resume` can go on with the rest (drill.resume);
+        # `shown`: put on screen, so a question interrupted while shown comes back first. Local state: not exported.
+        """
+        CREATE TABLE session_questions (
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            position INTEGER NOT NULL,
+            question_id TEXT NOT NULL,
+            shown INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (session_id, position)
+        );
+        """,
+    ),
 ]
 
 # Tables kept up to date from the attempt log by triggers, so reading the history costs the number of
@@ -161,6 +175,7 @@ SUMMARY_TRIGGERS = ("attempts_added", "attempts_removed", "attempts_changed")
 CORE_TABLES = {
     "001_initial": ("sessions", "attempts", "grade_runs", "review_state", "config"),
     "005_task_reviews": ("task_reviews",),
+    "006_quiz_selection": ("session_questions",),
 }
 
 

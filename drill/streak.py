@@ -119,7 +119,7 @@ def settings(conn: sqlite3.Connection) -> Settings:
 # Counts per local hour (kept by the store for attempts), then per date, split into hours before and after the day start.
 PER_DAY = "SELECT substr(hour, 1, 10), substr(hour, 12, 2) < :start, SUM(n) FROM ({hours}) GROUP BY 1, 2"
 ATTEMPT_HOURS = "SELECT hour, attempts AS n FROM hour_counts"
-PASS_HOURS = "SELECT substr(local_time, 1, 13) AS hour, 1 AS n FROM grade_runs WHERE source = 'whiteboard' AND passed = 1"
+PASS_HOURS = "SELECT substr(local_time, 1, 13) AS hour, 1 AS n FROM grade_runs WHERE source IN ('whiteboard', 'notebook') AND passed = 1"
 
 
 def practice_days(conn: sqlite3.Connection, day_start_hour: int) -> dict[date, Day]:

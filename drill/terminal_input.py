@@ -15,6 +15,7 @@ from prompt_toolkit.application import get_app
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
+from prompt_toolkit.utils import get_cwidth
 
 from drill.answers import LETTERS, Rating, judge
 from drill.bank.schema import ChoiceQuestion
@@ -22,6 +23,23 @@ from drill.i18n import t
 from drill.quiz import Reply
 
 RATING_KEYS = {"1": Rating.AGAIN, "2": Rating.HARD, "3": Rating.GOOD, "4": Rating.EASY}
+TOOLBAR_COLUMNS = 60  # the toolbar never wraps onto a second line in a narrow (split) terminal
+ALARM = "bg:ansired fg:ansiwhite"
+
+
+def fit_toolbar(clocks: list[tuple[str, str]], hints: list[str], columns: int = TOOLBAR_COLUMNS) -> FormattedText:
+    """The clocks (style, text) always, then each key hint that still fits in ``columns`` cells, in order, between dots."""
+    parts: list[tuple[str, str]] = []
+
+    def add(style: str, text: str) -> None:
+        parts.extend([*([("", "·")] if parts else []), (style, f" {text} ")])
+
+    for style, text in clocks:
+        add(style, text)
+    for hint in hints:
+        if sum(get_cwidth(text) for _, text in parts) + get_cwidth(f"· {hint} ") <= columns:
+            add("", hint)
+    return FormattedText(parts)
 
 
 def _clock(seconds: float) -> str:
@@ -80,7 +98,7 @@ class TerminalReader:
             keys, hint = _multiline_keys(), t("submit_multiline", lang)
         else:
             keys, hint = None, t("submit_enter", lang)
-        hint = f"{hint}  ·  {t('stop', lang)} "
+        hints = [hint, t("stop", lang)]
         start = time.monotonic()
         cut = {"off": False}
         rung: set[str] = set()
@@ -96,17 +114,16 @@ class TerminalReader:
                 return []
             left = self.stop_at - time.monotonic()
             if left > 0:
-                return [("", f"·  {t('mock_left', lang, clock=_clock(left))}   ")]
+                return [("", t("mock_left", lang, clock=_clock(left)))]
             bell_once("mock")
-            return [("bg:ansired fg:ansiwhite", f" ⏰ {t('mock_left', lang, clock='0:00')} · {t('times_up', lang)} "), ("", "   ")]
+            return [(ALARM, f"⏰ {t('mock_left', lang, clock='0:00')}")]
 
         def toolbar() -> FormattedText:
             used = time.monotonic() - start
             if used < limit:
-                return FormattedText([("", f" ⏱ {_clock(limit - used)} {t('left', lang)}   "), *mock_clock(), ("", hint)])
+                return fit_toolbar([("", f"⏱ {_clock(limit - used)} {t('left', lang)}"), *mock_clock()], hints)
             bell_once("question")
-            over = f" ⏰ 0:00 {t('times_up', lang)} · +{_clock(used - limit)} {t('over_time', lang)} "
-            return FormattedText([("bg:ansired fg:ansiwhite", over), ("", "   "), *mock_clock(), ("", hint)])
+            return fit_toolbar([(ALARM, f"⏰ 0:00 {t('times_up', lang)} +{_clock(used - limit)}"), *mock_clock()], hints)
 
         async def deadline() -> None:
             import asyncio
@@ -144,6 +161,6 @@ class TerminalReader:
         key = session.prompt(
             t("rate_prompt", self.lang),
             key_bindings=_single_keys(list(RATING_KEYS)),
-            bottom_toolbar=f" {buttons or t('ratings', self.lang).strip()}  ·  {t('stop', self.lang)} ",
+            bottom_toolbar=fit_toolbar([("", buttons or t("ratings", self.lang).strip())], [t("stop", self.lang)]),
         )
         return RATING_KEYS[key]

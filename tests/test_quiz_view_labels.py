@@ -43,7 +43,10 @@ def test_a_code_span_in_a_choice_loses_its_backticks(tmp_path):
 def test_stopping_before_the_first_answer_prints_no_empty_table():
     zh, shown = view("zh")
     zh.summary(Summary(session_id=1, kind="quiz", total=3, stopped="interrupt"))
-    assert shown.getvalue().strip() == "在第一题作答前就结束了：没有需要保存的作答。"
+    assert shown.getvalue().strip().splitlines() == ["在第一题作答前就结束了：没有需要保存的作答。", "继续剩下的 3 题：drill quiz --resume"]
+    mock, shown = view("en")
+    mock.summary(Summary(session_id=1, kind="mock", total=3, stopped="interrupt"))
+    assert "--resume" not in shown.getvalue()  # only a quiz resumes
 
 
 def test_the_summary_title_names_the_session_kind_in_chinese(drill_home):

@@ -97,7 +97,7 @@ def test_a_whiteboard_session_in_chinese(tmp_path, drill_home):
                           cwd=str(tmp_path), env=env, encoding="utf-8", timeout=120, dimensions=(50, 200))  # fmt: skip
     seen = []
     try:
-        child.expect("not-implemented")
+        child.expect("还没实现")
         seen.append(child.before)
         target.write_text(catalog.get("sdpa").solution.read_text().replace(" / math.sqrt(q.size(-1))", ""))
         child.expect("scale-missing")

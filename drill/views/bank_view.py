@@ -106,9 +106,24 @@ def print_question(q, lang: str) -> None:
         out.print(f"[dim]{escape(ref)}[/]")
 
 
-def print_coverage(cov: Coverage, markdown: bool) -> None:
+def coverage_json(cov: Coverage) -> dict:
+    """Counts per topic and in total, by level and by type, as ``bank stats`` shows them."""
+    def counts(row: list[int]) -> dict:
+        return {"levels": dict(zip(LEVELS, row)), "types": dict(zip(TYPES, row[len(LEVELS):])), "total": row[-1]}
+
+    rows = dict(cov.rows())
+    total = rows.pop("total")
+    return {"topics": {topic: counts(row) for topic, row in rows.items()}, **counts(total)}
+
+
+def print_coverage(cov: Coverage, markdown: bool, as_json: bool = False) -> None:
     if markdown:
         print(cov.to_markdown(), end="")
+        return
+    if as_json:
+        import json
+
+        print(json.dumps(coverage_json(cov), ensure_ascii=False, indent=2))
         return
     from rich.table import Table
 

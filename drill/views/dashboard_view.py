@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from rich.cells import cell_len
 
-from drill.dashboard import Plan
+from drill.dashboard import Forecast, Plan
 from drill.views.console import out
 
 TEXT = {
@@ -40,6 +40,10 @@ TEXT = {
     "tasks_empty": ("No whiteboard task is due: tasks join the review once you have done one (drill whiteboard).",
                     "现在没有到期的白板题：做过一道（drill whiteboard）之后，白板题才会加入复习。"),
     "tasks_due": ("Whiteboard task{s} due too: {tasks} (drill review --tasks)", "还有到期的白板题：{tasks}（drill review --tasks）"),
+    "forecast": ("Coming up", "即将到期"),
+    "forecast_questions": ("questions", "题目"),
+    "forecast_tasks": ("tasks", "白板题"),
+    "forecast_value": ("{what}: {today} today · {tomorrow} tomorrow · {week} in 7 days", "{what}：今天 {today} · 明天 {tomorrow} · 7 天内 {week}"),
 }
 
 
@@ -89,11 +93,13 @@ def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
     else:
         tasks = _t("tasks_done", lang)
     rows.append(("tasks", tasks))
+    lines = forecast_lines(plan.question_forecast, plan.task_forecast, lang)
+    rows += [("forecast" if i == 0 else "", line) for i, line in enumerate(lines)]
 
-    width = max(cell_len(_t(key, lang)) for key, _ in rows) + 2
+    width = max(cell_len(_t(key, lang)) for key, _ in rows if key) + 2
     out.print(f"[bold]{_t('title', lang)}[/]")
     for key, value in rows:
-        label = _t(key, lang)
+        label = _t(key, lang) if key else ""
         out.print(f"  {label}{' ' * (width - cell_len(label))}{value}", markup=False, highlight=False)
     out.print()
     out.print(f"[bold green]{_t('next', lang)} ›[/] [bold]{plan.next_command}[/]")
@@ -116,6 +122,22 @@ def print_nothing_due(upcoming: datetime | None, lang: str, as_json: bool, *, ta
         print_tasks_due(due_tasks, lang)
     else:
         out.print(_t("review_learn", lang), markup=False)
+
+
+def forecast_lines(questions: Forecast | None, tasks: Forecast | None, lang: str) -> list[str]:
+    """``questions: 3 today · 5 tomorrow · 12 in 7 days``, and the same for tasks; nothing for a kind with nothing due within the week."""
+    shown = [("forecast_questions", questions), ("forecast_tasks", tasks)]
+    return [
+        _t("forecast_value", lang, what=_t(what, lang), today=f.today, tomorrow=f.tomorrow, week=f.week)
+        for what, f in shown
+        if f is not None and f.week
+    ]
+
+
+def print_forecast(questions: Forecast | None, tasks: Forecast | None, lang: str) -> None:
+    """The forecast under ``drill review``'s header or its "nothing due" line."""
+    for line in forecast_lines(questions, tasks, lang):
+        out.print(f"{_t('forecast', lang)} › {line}", markup=False)
 
 
 def print_tasks_due(due_tasks: list[str], lang: str) -> None:

@@ -59,8 +59,12 @@ class QuizView:
         title = f"[bold]{n}/{total}[/]  {q.level} · {q.topic} · {word_label(q.type, self.lang)}"
         self._panel(q.prompt.get(self.lang), title=title, subtitle=f"{limit}s", subtitle_align="right")
         if isinstance(q, ChoiceQuestion):
+            choices = Table.grid(padding=(0, 1))  # a wrapped choice keeps a hanging indent under its own text
+            choices.add_column(no_wrap=True)
+            choices.add_column()
             for i, choice in enumerate(q.choices):
-                self.console.print(f"  [bold]{LETTERS[i]}[/]. {inline(choice.get(self.lang))}")
+                choices.add_row(f"  [bold]{LETTERS[i]}[/].", inline(choice.get(self.lang)))
+            self.console.print(choices)
             if len(q.correct_set) > 1:  # never how many: that would give part of the answer away
                 self.console.print(f"  [dim]({t('select_all', self.lang)})[/]")
         if not self.interactive:
@@ -103,6 +107,9 @@ class QuizView:
             self.console.print(t("answer_is", lang, answer="").rstrip())
             for line in lines:
                 self.console.print(f"  {line}")
+        difference = partial_choice(result, lang)
+        if difference:
+            self.console.print(f"  [yellow]{difference}[/]")
         if result.note:
             self.console.print(f"  [dim]{escape(t(result.note, lang, **result.values))}[/]")
 
@@ -117,6 +124,7 @@ class QuizView:
         lang = self.lang
         if not summary.results and not summary.out_of_time:  # Ctrl-C at the first question: no empty table, no "0 answers saved"
             self.console.print(f"[yellow]{t('nothing_answered', lang)}[/]")
+            self._resume_hint(summary)
             return
         if summary.out_of_time and minutes:
             self.console.print(f"[bold red]{t('mock_over', lang, minutes=minutes, n=len(summary.results))}[/]")
@@ -132,8 +140,33 @@ class QuizView:
         self.console.print(f"[bold]{t('score', lang)} {passed}/{len(summary.results)}[/]  {levels}")
         if not summary.complete:
             self.console.print(f"[yellow]{t('stopped_early', lang, why=summary.stopped, n=len(summary.results))}[/]")
+        self._resume_hint(summary)
         if streak:
             self.console.print(join_cjk(streak))  # "今日 目标已完成" → "今日目标已完成"
+
+    def _resume_hint(self, summary: Summary) -> None:
+        left = remaining(summary)
+        if left:
+            self.console.print(f"[bold]{t('resume_hint', self.lang, n=left, s='s' * (left != 1))}[/]")
+
+
+def remaining(summary: Summary) -> int:
+    """Questions a stopped quiz did not get to, which ``drill quiz --resume`` asks (0: nothing to resume)."""
+    if summary.kind != "quiz" or summary.complete:
+        return 0
+    return summary.total - len(summary.results)
+
+
+def is_multi_select(q) -> bool:
+    return isinstance(q, ChoiceQuestion) and len(q.correct_set) > 1
+
+
+def partial_choice(result: Result, lang: str) -> str:
+    """``missed D · extra B`` (漏选 D · 多选 B) for a wrong answer to a select-all-that-apply question."""
+    if result.correct or result.unreadable or not is_multi_select(result.question):
+        return ""
+    parts = [t(key, lang, letters=" ".join(letters)) for key, letters in (("missed", result.missed), ("extra", result.extra)) if letters]
+    return " · ".join(parts)
 
 
 def _question_text(q, lang: str) -> dict:
@@ -157,6 +190,8 @@ def summary_dict(summary: Summary, lang: str = "en") -> dict:
         "total": summary.total,
         "passed": sum(r.passed for r in summary.results),
         "levels": {level: {"passed": p, "answered": a} for level, (p, a) in summary.by_level().items()},
+        "remaining": remaining(summary),
+        "resume": "drill quiz --resume" if remaining(summary) else None,
         "results": [
             {
                 "id": r.question.id,
@@ -173,6 +208,7 @@ def summary_dict(summary: Summary, lang: str = "en") -> dict:
                 "time_limit": r.limit,
                 "over_time": r.over_time,
                 "cut_off": r.cut_off,
+                **({"missed": r.missed, "extra": r.extra} if is_multi_select(r.question) and not r.unreadable else {}),
             }
             for r in summary.results
         ],

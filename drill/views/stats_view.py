@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from math import ceil
 
 from rich.cells import cell_len
 from rich.table import Table
@@ -39,13 +40,15 @@ WORDS: dict[str, tuple[str, str]] = {
     "mistakes": ("Most frequent mistakes", "最常见的错误"),
     "by_level": ("Accuracy by level", "各级别正确率"),
     "by_topic": ("Accuracy by topic", "各主题正确率"),
+    "progress": ("Week by week (last {n} weeks, oldest first)", "按周变化（最近 {n} 周，从早到晚）"),
     "less": ("less", "少"), "more": ("more", "多"), "today_mark": ("today", "今天"), "frozen": ("frozen", "冻结"),
 }
 COLUMNS: dict[str, tuple[str, str]] = {
     "level": ("level", "级别"), "topic": ("topic", "主题"), "attempts": ("attempts", "作答"), "accuracy": ("accuracy", "正确率"),
     "avg time": ("avg time", "平均用时"), "avg limit": ("avg limit", "平均限时"), "timed out": ("timed out", "超时"),
     "drill it": ("drill it", "练习命令"), "task": ("task", "题目"), "runs": ("runs", "次数"), "passed": ("passed", "通过"),
-    "best time": ("best time", "最快用时"), "diagnosis": ("diagnosis", "诊断"), "now due in drill review": ("now due in drill review", "已加入 drill review 的题"),
+    "best time": ("best time", "最快用时"), "answers per week": ("answers per week", "每周作答"),
+    "accuracy per week": ("accuracy per week", "每周正确率"), "first → last": ("first → last", "最早 → 最近"), "diagnosis": ("diagnosis", "诊断"), "now due in drill review": ("now due in drill review", "已加入 drill review 的题"),
 }
 
 
@@ -147,6 +150,8 @@ def print_stats(stats: Stats, as_json: bool, lang: str = "en") -> None:
             for a in stats.weakest:
                 table.add_row(a.key, f"{a.accuracy:.0%}", str(a.attempts), drill_command(a.key))
             out.print(table)
+        if stats.weekly:
+            out.print(_progress_table(stats, lang))
     if stats.whiteboard:
         table = Table(title=_w("whiteboard", lang), title_justify="left")
         for name in ("task", "runs", "passed", "best time"):
@@ -162,6 +167,30 @@ def print_stats(stats: Stats, as_json: bool, lang: str = "en") -> None:
         for code, n in stats.mistakes:
             table.add_row(code, str(n), ", ".join(questions_for([code])) or "-")
         out.print(table)
+
+
+BARS = "▁▂▃▄▅▆▇█"
+NO_ANSWERS = "·"
+
+
+def sparkline(values: list[float | None], top: float) -> str:
+    """One character per value, in eighths of ``top`` (▁ up to 1/8, █ over 7/8); ``·`` where there is no value (a week without answers)."""
+    return "".join(NO_ANSWERS if v is None else BARS[max(0, min(len(BARS), ceil(v / top * len(BARS))) - 1)] if top else BARS[0] for v in values)
+
+
+def _progress_table(stats: Stats, lang: str) -> Table:
+    """Per topic: answers per week and accuracy per week as sparklines, and the accuracy of the first and last week answered."""
+    table = Table(title=_w("progress", lang, n=len(stats.weeks)), title_justify="left")
+    table.add_column(_col("topic", lang))
+    for name in ("answers per week", "accuracy per week", "first → last"):
+        table.add_column(_col(name, lang), no_wrap=True)
+    for topic, weeks in stats.weekly.items():
+        volume = [a.attempts or None for a in weeks]
+        accuracy = [a.accuracy if a.attempts else None for a in weeks]
+        answered = [a for a in weeks if a.attempts]
+        change = f"{answered[0].accuracy:.0%} → {answered[-1].accuracy:.0%}" if len(answered) > 1 else f"{answered[0].accuracy:.0%}"
+        table.add_row(topic, sparkline(volume, max(a.attempts for a in weeks)), sparkline(accuracy, 1.0), change)
+    return table
 
 
 def _accuracy_table(by: str, rows: list, timing: dict, lang: str = "en") -> Table:

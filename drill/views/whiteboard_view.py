@@ -14,6 +14,7 @@ from drill.views.console import out
 from drill.whiteboard.catalog import Exercise, Status
 
 MAX_FAILURES = 3
+NARROW_COLUMNS = 80  # `drill tasks` narrower than this drops the track column
 STATES = {"untried": "[dim]untried[/]", "failed": "[red]failed[/]", "passed": "[green]passed[/]"}
 
 
@@ -25,8 +26,18 @@ def clock(seconds: float) -> str:
 WORDS: dict[str, tuple[str, str]] = {  # every line a session prints, as a Chinese engineer would put it
     "resuming": ("Resuming your file [bold]{path}[/]; {minutes} min on the clock.", "继续你的文件 [bold]{path}[/]，限时 {minutes} 分钟。"),
     "written": ("Template written to [bold]{path}[/]; {minutes} min on the clock.", "模板已写入 [bold]{path}[/]，限时 {minutes} 分钟。"),
-    "keys": ("Save the file to re-grade.  [bold]h[/] hint  ·  [bold]r[/] reset the template  ·  [bold]q[/] quit",
-             "保存文件即重新评分。  [bold]h[/] 提示  ·  [bold]r[/] 恢复模板  ·  [bold]q[/] 退出"),
+    "keys": ("Save the file to re-grade.  [bold]h[/] hint  ·  [bold]r[/] reset the template  ·  [bold]s[/] solution  ·  [bold]q[/] quit",
+             "保存文件即重新评分。  [bold]h[/] 提示  ·  [bold]r[/] 恢复模板  ·  [bold]s[/] 看答案  ·  [bold]q[/] 退出"),
+    "not_yet": ("[bold]not implemented yet[/]: {where} still raises NotImplementedError. The docstring above it says what to write.",
+                "[bold]还没实现[/]：{where}仍在抛出 NotImplementedError。要写什么，看它上面的 docstring。"),
+    "line_of": ("line {n} of {path}", "{path} 第 {n} 行"),
+    "confirm_solution": ("Show the solution now? This session ends unsolved and {task} is rated Again. [bold]y[/] to show it, any other key keeps going.",
+                         "现在看答案？本次练习按未解出结束，{task} 评为“重来”。按 [bold]y[/] 查看，其他键继续写。"),
+    "solution_kept": ("solution not shown: keep going", "未看答案：继续写"),
+    "offer": ("[bold]s[/] shows the reference solution and your diff  ·  any other key ends ({seconds} s)",
+              "按 [bold]s[/] 查看参考解法和你的 diff  ·  其他键结束（{seconds} 秒）"),
+    "not_attempted": ("Not attempted (no failing save): no rating, {task}'s schedule is unchanged.",
+                      "未作答（没有未通过的保存）：不评分，{task} 的复习计划不变。"),
     "starting": ("starting the grader (imports torch once)...", "正在启动评分器（只加载一次 torch）……"),
     "clock": ("⏱ {clock} left", "⏱ 剩余 {clock}"),
     "passed_all": ("[bold green]PASSED[/] all {total} checks", "[bold green]通过[/] 全部 {total} 项检查"),
@@ -69,6 +80,7 @@ class SessionView:
     def __init__(self, lang: str):
         self.lang = lang
         self._clock_shown = False
+        self._task, self._path = "", Path()
 
     def _print(self, text: str) -> None:
         if self._clock_shown:  # the clock line is rewritten in place: clear it before a line that stays
@@ -78,6 +90,7 @@ class SessionView:
 
     def starting(self, exercise: Exercise, path: Path, resumed: bool, minutes: int) -> None:
         title = exercise.title.get(self.lang, exercise.title["en"])
+        self._task, self._path = exercise.id, path
         out.rule(f"[bold]{escape(title)}[/] · {exercise.id} · {exercise.level}")
         self._print(say("resuming" if resumed else "written", self.lang, path=escape(str(path)), minutes=minutes))
         self._print(say("keys", self.lang))
@@ -99,6 +112,11 @@ class SessionView:
         if report.passed:
             verdict = say("passed_warn", self.lang, ok=total - len(warnings), total=total, warn=len(warnings)) if warnings else say("passed_all", self.lang, total=total)
             self._print(f"{verdict}  {took}")
+        elif [d.code for d in report.diagnosis] == ["not-implemented"]:  # the untouched template: one line, not 20 checks
+            line, path = (report.first_divergence or {}).get("line"), escape(str(self._path))
+            where = say("line_of", self.lang, n=line, path=path) if line else path
+            self._print(f"{say('not_yet', self.lang, where=where)}  {took}")
+            return
         else:
             self._print(f"{say('failed', self.lang, failing=len(failing), total=total)}  {took}  {say('left', self.lang, clock=clock(left_s))}")
             found = report.first_divergence
@@ -135,6 +153,17 @@ class SessionView:
     def reset_kept(self) -> None:
         self._print(say("kept", self.lang))
 
+    def confirm_solution(self) -> None:
+        self._print(f"[yellow]{say('confirm_solution', self.lang, task=self._task)}[/]")
+
+    def solution_kept(self) -> None:
+        self._print(say("solution_kept", self.lang))
+
+    def offer_solution(self) -> None:
+        from drill.whiteboard.session import OFFER_S
+
+        self._print(say("offer", self.lang, seconds=f"{OFFER_S:g}"))
+
     def finished(self) -> None:
         """Leave the cursor on a fresh line for the closing message."""
         if self._clock_shown:
@@ -151,7 +180,7 @@ RATING_WHY = {1: "why_again", 2: "why_hard", 3: "why_good", 4: "why_easy"}
 
 
 def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> None:
-    """The closing lines, the same for q, Ctrl-C and time up; ``review``: session.review's result."""
+    """The closing lines, the same for q, Ctrl-C and time up; ``review``: session.record's result."""
     from drill.i18n import t
     from drill.schedule import interval_text
 
@@ -159,7 +188,9 @@ def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> N
         out.print(say("solved", lang, task=outcome.task, clock=clock(outcome.seconds)))
     else:
         out.print(say("time_is_up" if outcome.stopped == "time" else "stopped", lang, clock=clock(outcome.seconds)))
-    if review is not None:
+    if review is None:
+        out.print(f"[dim]{say('not_attempted', lang, task=outcome.task)}[/]")
+    else:
         rating, interval = review
         if rating is None:
             out.print(f"[dim]{say('rated_today', lang, task=outcome.task)}[/]")
@@ -187,16 +218,23 @@ def print_tasks(statuses: list[Status], as_json: bool, lang: str) -> None:
     if as_json:
         print(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
         return
+    narrow = out.width < NARROW_COLUMNS  # the track goes on a row of its own; ids never shrink, titles wrap
     table = Table(title="Whiteboard tasks", title_justify="left")
-    for name in ("track", "task", "level", "title", "status", "best"):
-        table.add_column(name, justify="right" if name == "best" else "left")
+    widest = max((len(s.exercise.id) for s in statuses), default=4)
+    for name in ("task", "level", "title", "status", "best") if narrow else ("track", "task", "level", "title", "status", "best"):
+        table.add_column(name, justify="right" if name == "best" else "left", no_wrap=name == "task",
+                         min_width=widest if name == "task" else None, overflow="fold" if name == "title" else "ellipsis")  # fmt: skip
     track = None
     for s in statuses:  # the catalog's order: by track, then by level
         if track is not None and s.exercise.track != track:
             table.add_section()
-        shown = TRACK_NAMES[s.exercise.track][lang == "zh"] if s.exercise.track != track else ""
+        name = TRACK_NAMES[s.exercise.track][lang == "zh"]
+        if narrow and s.exercise.track != track:
+            table.add_row(f"[bold]{name}[/]", "", "", "", "")
+        shown = name if s.exercise.track != track else ""
         track = s.exercise.track
         best = "-" if s.best_seconds is None else clock(s.best_seconds)
-        table.add_row(shown, s.exercise.id, s.exercise.level, s.exercise.title.get(lang, s.exercise.title["en"]), STATES[s.state], best)
+        row = (s.exercise.id, s.exercise.level, s.exercise.title.get(lang, s.exercise.title["en"]), STATES[s.state], best)
+        table.add_row(*row) if narrow else table.add_row(shown, *row)
     out.print(table)
     out.print("[dim]Start one with: drill whiteboard TASK[/]")

@@ -87,11 +87,11 @@ def get(task: str) -> Exercise:
 
 
 def statuses(conn: sqlite3.Connection) -> list[Status]:
-    """Each exercise's status from grade_runs (grade and whiteboard); best time from whiteboard passes."""
+    """Each exercise's status from grade_runs (grade, whiteboard, notebook); best time from whiteboard and notebook passes."""
     rows = {
         r[0]: r[1:]
         for r in conn.execute(
-            "SELECT task, MAX(passed), MIN(CASE WHEN passed AND source = 'whiteboard' THEN seconds END)"
+            "SELECT task, MAX(passed), MIN(CASE WHEN passed AND source IN ('whiteboard', 'notebook') THEN seconds END)"
             " FROM grade_runs GROUP BY task"
         )
     }

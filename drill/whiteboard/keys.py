@@ -35,6 +35,11 @@ class KeyReader:
 
             termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved)
 
+    @property
+    def closed(self) -> bool:
+        """stdin has ended: no key will come."""
+        return self._closed
+
     def read(self, timeout: float, wake=None) -> str | None:
         """The next key pressed within ``timeout`` seconds, lower-cased, or None (also as soon as ``wake`` is readable)."""
         fds = ([] if self._closed else [self._fd]) + ([wake] if wake is not None else [])

@@ -17,7 +17,6 @@ from typing import Protocol
 
 from drill import store
 from drill.errors import DrillError
-from drill.grade.precheck import precheck
 from drill.grade.report import Report
 from drill.grade.run import make_request
 from drill.grade.tasks import TASKS
@@ -26,7 +25,8 @@ from drill.whiteboard.watch import FileWatcher
 
 GRADE_TIMEOUT_S = 10.0  # per save: an infinite loop is stopped; the next save gets a fresh user side
 NOTHING_YET = ["not-implemented"]  # a save still raising NotImplementedError is not an attempt
-CONFIRM_S = 30.0  # how long `r` waits for its y
+CONFIRM_S = 30.0  # how long `r` and `s` wait for their y
+OFFER_S = 20.0  # after a pass or time up, how long `s` (the solution) is offered before the command ends
 
 
 class Keys(Protocol):
@@ -44,6 +44,9 @@ class View(Protocol):
     def reset(self, path: Path, backup: Path | None) -> None: ...
     def reset_kept(self) -> None: ...
     def times_up(self) -> None: ...
+    def confirm_solution(self) -> None: ...
+    def solution_kept(self) -> None: ...
+    def offer_solution(self) -> None: ...
     def finished(self) -> None: ...
 
 
@@ -52,15 +55,29 @@ class Outcome:
     task: str
     passed: bool  # solved in this session
     seconds: float
-    stopped: str  # passed | quit | interrupted | time
+    stopped: str  # passed | quit | interrupted | time | solution (asked for the solution before passing)
     hints: int = 0
     failing_saves: int = 0
     limit_s: float = 0.0
 
     @property
+    def attempted(self) -> bool:
+        """A solve or a failing save; a template left as it is (q, or the time running out) is no attempt."""
+        return self.passed or self.failing_saves > 0
+
+    @property
     def reviewable(self) -> bool:
-        """A solve, or a real attempt that did not get there; opening a file and quitting is neither."""
-        return self.passed or self.failing_saves > 0 or self.stopped == "time"
+        """Rated on the task's card: an attempt, or giving up by asking for the solution."""
+        return self.attempted or self.stopped == "solution"
+
+    @property
+    def result(self) -> str:
+        """What the history keeps of the session: passed | unsolved | solution | not attempted."""
+        if self.passed:
+            return "passed"
+        if self.stopped == "solution":
+            return "solution"
+        return "unsolved" if self.attempted else "not attempted"
 
 
 def pick_task(conn: sqlite3.Connection, task: str | None) -> catalog.Exercise:
@@ -111,11 +128,11 @@ def backup_path(path: Path) -> Path:
 class Session:
     """``record``: a file that passes on the first grade counts as solved (default: it is only a resume)."""
 
-    def __init__(self, conn, exercise: catalog.Exercise, path: Path, grader, view: View, keys: Keys, *, lang: str, minutes: int,
+    def __init__(self, conn, exercise: catalog.Exercise, path: Path, grader, view: View, keys: Keys, *, lang: str, minutes: float,
                  record: bool = False):  # fmt: skip
         self.conn, self.exercise, self.path, self.grader = conn, exercise, path, grader
         self.view, self.keys, self.lang = view, keys, lang
-        self.limit_s = minutes * 60
+        self.limit_s = minutes * 60  # a mock interview gives the whiteboard what is left of its clock
         self.record = record
         self.hints_used: list[int] = []
         self.failing_saves = 0
@@ -152,6 +169,8 @@ class Session:
                 self._hint()
             elif key == "r":
                 self._reset(started)
+            elif key == "s" and self._confirmed(started, self.view.confirm_solution, self.view.solution_kept):
+                return self._outcome(started, False, "solution")
             if watcher.changed() and self._grade(started, saved=True):
                 return self._outcome(started, True, "passed")
 
@@ -166,12 +185,18 @@ class Session:
         self.hints_used.append(pick)
         self.view.hint(len(self.hints_used), len(hints), hints[pick].get(self.lang, hints[pick]["en"]))
 
+    def _confirmed(self, started: float, ask, kept) -> bool:
+        """Ask, then wait for y (at most CONFIRM_S, never past the time limit); any other key keeps things as they are."""
+        ask()
+        left = self.limit_s - (time.monotonic() - started)
+        if self.keys.read(max(0.0, min(CONFIRM_S, left))) == "y":
+            return True
+        kept()
+        return False
+
     def _reset(self, started: float) -> None:
         backup = backup_path(self.path)
-        self.view.confirm_reset(self.path, backup)
-        left = self.limit_s - (time.monotonic() - started)
-        if self.keys.read(max(0.0, min(CONFIRM_S, left))) != "y":
-            self.view.reset_kept()
+        if not self._confirmed(started, lambda: self.view.confirm_reset(self.path, backup), self.view.reset_kept):
             return
         saved = None
         if self.path.is_file():
@@ -185,8 +210,8 @@ class Session:
 
     def _grade(self, started: float, *, saved: bool) -> bool:
         """Grade the file; True when this is a solve."""
-        request = make_request(self.path, task=self.exercise.id, device="cpu", timeout=GRADE_TIMEOUT_S)
-        report = precheck(self.path, self.exercise.id, "cpu") or self.grader.grade(request, GRADE_TIMEOUT_S)
+        request = make_request(self.path, task=self.exercise.id, device="cpu", seed=None, timeout=GRADE_TIMEOUT_S)
+        report = self.grader.grade(request, GRADE_TIMEOUT_S)
         elapsed = time.monotonic() - started
         codes = [d.code for d in report.diagnosis]
         self.last_codes = set(codes)
@@ -205,11 +230,40 @@ class Session:
         return solved
 
 
-def review(conn: sqlite3.Connection, outcome: Outcome):
-    """Rate the session on the task's FSRS card: (rating, next interval), (None, None) when already rated
-    today, or None when the session was no attempt (nothing is recorded)."""
+def play(conn: sqlite3.Connection, exercise: catalog.Exercise, path: Path, view: View, on_end, *, lang: str, minutes: float,
+         record: bool = False) -> tuple[Outcome, bool]:
+    """A session on the keyboard with a warm judge, recorded; ``on_end(outcome, review)`` prints its closing
+    lines before the solution is offered. Returns the outcome and whether the solution was asked for."""
+    from drill.grade.warm import WarmGrader
+    from drill.whiteboard.keys import KeyReader
+
+    with KeyReader() as keys:
+        with WarmGrader(warmup=make_request(exercise.solution, task=exercise.id, device="cpu")) as grader:
+            outcome = Session(conn, exercise, path, grader, view, keys, lang=lang, minutes=minutes, record=record).run()
+        on_end(outcome, record_outcome(conn, outcome, minutes))
+        return outcome, wants_solution(outcome, keys, view)
+
+
+def wants_solution(outcome: Outcome, keys: Keys, view: View) -> bool:
+    """After a pass or time up, offer the solution for OFFER_S seconds: True when ``s`` is pressed
+    (a solution asked for before the pass was confirmed in the session already)."""
+    if outcome.stopped == "solution":
+        return True
+    if outcome.stopped not in ("passed", "time") or getattr(keys, "closed", False):
+        return False
+    view.offer_solution()
+    return keys.read(OFFER_S) == "s"
+
+
+def record_outcome(conn: sqlite3.Connection, outcome: Outcome, minutes: float):
+    """Keep the session in the history (kind ``whiteboard``, its ``result`` in the options) and rate it on the
+    task's FSRS card: (rating, next interval), (None, None) when already rated today, or None when the
+    session was no attempt ("not attempted": no rating)."""
     from drill import task_review
 
+    session_id = store.start_session(conn, "whiteboard", {"task": outcome.task, "minutes": minutes, "result": outcome.result,
+                                                          "hints": outcome.hints, "failing_saves": outcome.failing_saves})  # fmt: skip
+    store.finish_session(conn, session_id, "complete" if outcome.stopped != "interrupted" else "incomplete")
     if not outcome.reviewable:
         return None
     intervals = task_review.intervals(conn, outcome.task)

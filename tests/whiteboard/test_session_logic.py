@@ -37,9 +37,12 @@ class View:
         return lambda *args: self.events.append((name, *args))
 
 
+MINE = "def scaled_dot_product_attention(q, k, v, mask=None):\n    return q  # mine\n"  # defines the entry point: precheck lets it through
+
+
 def run(tmp_path, grader, keys, *, record=False, limit_s=None):
     path = tmp_path / "x.py"
-    path.write_text("# mine\n")
+    path.write_text(MINE)
     view = View()
     s = session.Session(store.connect(), catalog.get("sdpa"), path, grader, view, keys, lang="en", minutes=20, record=record)
     if limit_s is not None:
@@ -51,8 +54,10 @@ def test_a_file_passing_from_the_start_is_no_solve_and_leaves_no_trace(tmp_path,
     outcome, view, _ = run(tmp_path, Grader(report(True)), Keys("q"))
     assert not outcome.passed and outcome.stopped == "quit" and not outcome.reviewable
     assert ("already_passing",) in view.events
-    assert session.review(store.connect(), outcome) is None
+    assert session.record_outcome(store.connect(), outcome, 20) is None
     assert store.connect().execute("SELECT COUNT(*) FROM grade_runs").fetchone()[0] == 0
+    ((options,),) = store.connect().execute("SELECT options FROM sessions WHERE kind = 'whiteboard'")
+    assert '"result": "not attempted"' in options
 
 
 def test_record_counts_a_passing_resume(tmp_path, drill_home):
@@ -60,11 +65,25 @@ def test_record_counts_a_passing_resume(tmp_path, drill_home):
     assert outcome.passed and ("already_passing",) not in view.events
 
 
-def test_time_runs_out_says_so_and_rates_again(tmp_path, drill_home):
+def test_time_running_out_without_a_save_is_not_attempted_and_not_rated(tmp_path, drill_home):
     outcome, view, _ = run(tmp_path, Grader(report(False, "scale-missing")), Keys(), limit_s=0.3)
-    assert outcome.stopped == "time" and ("times_up",) in view.events and outcome.reviewable
-    rating, interval = session.review(store.connect(), outcome)
+    assert outcome.stopped == "time" and ("times_up",) in view.events and not outcome.reviewable
+    assert outcome.result == "not attempted" and session.record_outcome(store.connect(), outcome, 20) is None
+    assert store.connect().execute("SELECT COUNT(*) FROM task_reviews").fetchone()[0] == 0
+
+
+def test_time_running_out_after_a_failing_save_rates_again(drill_home):
+    outcome = session.Outcome("sdpa", False, 1200.0, "time", failing_saves=1, limit_s=1200.0)
+    rating, interval = session.record_outcome(store.connect(), outcome, 20)
     assert rating == task_review.Rating.Again and interval.days >= 1  # tasks never come back the same day
+
+
+def test_s_asks_first_then_ends_the_session_as_giving_up(tmp_path, drill_home):
+    outcome, view, _ = run(tmp_path, Grader(report(False, "scale-missing")), Keys("s", "n", "s", "y"))
+    assert ("solution_kept",) in view.events and outcome.stopped == "solution" and outcome.result == "solution"
+    rating, _ = session.record_outcome(store.connect(), outcome, 20)
+    assert rating == task_review.Rating.Again
+    assert session.wants_solution(outcome, Keys(), view)
 
 
 def test_hints_start_with_the_diagnosis_then_run_out(tmp_path, drill_home):
@@ -79,5 +98,5 @@ def test_reset_needs_y_and_keeps_a_backup(tmp_path, drill_home):
     _, view, _ = run(tmp_path, Grader(report(False, "scale-missing")), Keys("r", "n", "r", "y", "q"))
     assert ("reset_kept",) in view.events
     assert (tmp_path / "x.py").read_text() == catalog.get("sdpa").template.read_text()
-    assert (tmp_path / "x.py.bak").read_text() == "# mine\n"
+    assert (tmp_path / "x.py.bak").read_text() == MINE
     assert session.backup_path(tmp_path / "x.py").name.startswith("x.py.2")  # a second backup never overwrites

@@ -45,7 +45,7 @@ def count(table: str) -> int:
 def test_solved_after_a_hint_is_rated_hard_and_comes_back_due(tmp_path, drill_home):
     child = spawn(tmp_path, drill_home)
     try:
-        child.expect("not-implemented")
+        child.expect("not implemented yet")
         save(tmp_path / "x.py", WRONG)
         child.expect("scale-missing")
         child.send("h")
@@ -53,6 +53,8 @@ def test_solved_after_a_hint_is_rated_hard_and_comes_back_due(tmp_path, drill_ho
         save(tmp_path / "x.py", SOLUTION)
         child.expect("Solved sdpa")
         child.expect(r"Rated \S*Hard")
+        child.expect("any other key ends")  # the solution is offered after a pass
+        child.send("\n")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -89,6 +91,8 @@ def test_a_resumed_passing_file_counts_with_record(tmp_path, drill_home):
     child = spawn(tmp_path, drill_home, "--record")
     try:
         child.expect("Solved sdpa")
+        child.expect("any other key ends")  # the solution is offered after a pass
+        child.send("\n")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -105,6 +109,8 @@ def test_a_pass_after_a_failing_save_in_a_resumed_session_is_a_solve(tmp_path, d
         child.expect("scale-missing")
         save(tmp_path / "x.py", SOLUTION)
         child.expect("Solved sdpa")
+        child.expect("any other key ends")  # the solution is offered after a pass
+        child.send("\n")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -115,7 +121,7 @@ def test_reset_asks_first_and_keeps_a_backup(tmp_path, drill_home):
     target = tmp_path / "x.py"
     child = spawn(tmp_path, drill_home)
     try:
-        child.expect("not-implemented")
+        child.expect("not implemented yet")
         save(target, WRONG)
         child.expect("scale-missing")
         child.send("r")
@@ -127,11 +133,13 @@ def test_reset_asks_first_and_keeps_a_backup(tmp_path, drill_home):
         child.expect("Reset .* to the template\\?")
         child.send("y")
         child.expect("is the template again")
-        child.expect("not-implemented")  # the template is graded again
+        child.expect("not implemented yet")  # the template is graded again
         assert target.read_text() == SDPA.template.read_text()
         assert (tmp_path / "x.py.bak").read_text() == WRONG
         save(target, SOLUTION)  # a second reset must not overwrite the first backup
         child.expect("PASSED")
+        child.expect("any other key ends")  # the solution is offered after a pass
+        child.send("\n")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -140,7 +148,7 @@ def test_reset_asks_first_and_keeps_a_backup(tmp_path, drill_home):
 def test_hints_run_out_and_ctrl_c_closes_like_q(tmp_path, drill_home):
     child = spawn(tmp_path, drill_home)
     try:
-        child.expect("not-implemented")
+        child.expect("not implemented yet")
         for number in (1, 2, 3):
             child.send("h")
             child.expect(f"hint {number}/3")

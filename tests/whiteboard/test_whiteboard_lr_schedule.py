@@ -31,7 +31,7 @@ def test_lr_schedule_session(tmp_path, drill_home):
     try:
         child.expect("Template written")
         assert "def cosine_with_warmup(step, warmup_steps, total_steps, max_lr, min_lr=0.0)" in target.read_text()
-        child.expect("not-implemented")
+        child.expect("not implemented yet")
         save(target, MUTANT.read_text())
         child.expect("lr-warmup-off-by-one")
         child.send("h")
@@ -39,6 +39,8 @@ def test_lr_schedule_session(tmp_path, drill_home):
         save(target, catalog.get("lr_schedule").solution.read_text())
         child.expect("PASSED")
         child.expect("Solved lr_schedule")
+        child.expect("any other key ends")  # the solution is offered after a pass
+        child.send("\n")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)

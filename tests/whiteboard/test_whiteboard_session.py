@@ -33,7 +33,7 @@ def test_session_wrong_then_fixed(tmp_path, drill_home):
     try:
         child.expect("Template written")
         assert "raise NotImplementedError" in target.read_text()
-        child.expect("not-implemented")  # the untouched template, graded once the worker is up
+        child.expect("not implemented yet")  # the untouched template, graded once the worker is up
         save(target, WRONG)
         child.expect("scale-missing")
         child.send("h")
@@ -41,6 +41,8 @@ def test_session_wrong_then_fixed(tmp_path, drill_home):
         save(target, catalog.get("sdpa").solution.read_text())
         child.expect("PASSED")
         child.expect("Solved sdpa")
+        child.expect("any other key ends")  # the solution is offered after a pass
+        child.send("\n")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -69,7 +71,7 @@ def _session(tmp_path, drill_home):
     env = {**os.environ, "DRILL_HOME": str(drill_home), "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
     child = pexpect.spawn(sys.executable, ["-m", "drill", "whiteboard", "sdpa", "--file", str(tmp_path / "x.py")],
                           cwd=str(tmp_path), env=env, encoding="utf-8", timeout=120, dimensions=(50, 200))  # fmt: skip
-    child.expect("not-implemented")
+    child.expect("not implemented yet")
     return child, env
 
 
@@ -81,6 +83,8 @@ def test_a_save_that_disables_grad_does_not_fail_the_next_one(tmp_path, drill_ho
         save(tmp_path / "x.py", catalog.get("sdpa").solution.read_text())
         child.expect("PASSED")
         child.expect("Solved sdpa")
+        child.expect("any other key ends")  # the solution is offered after a pass
+        child.send("\n")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
