@@ -211,6 +211,8 @@ TRACK_NAMES = {
     "alignment": ("alignment", "对齐"),
     "decoding": ("decoding", "解码"),
     "tokenization": ("tokenization", "分词"),
+    "ml fundamentals": ("ML fundamentals", "机器学习基础"),
+    "systems": ("systems", "分布式系统"),
 }
 
 
