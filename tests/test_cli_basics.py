@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -73,3 +74,28 @@ def test_an_unknown_language_is_one_line():
     result = runner.invoke(app, ["quiz", "--lang", "fr"])
     assert result.exit_code == 2
     assert result.output.strip() == "error: --lang: 'fr' is not one of en, zh"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["bank", "list", "--level", "L1"], ["bank", "show", "attn-why-sqrt-dk"], ["config", "list"], ["tasks", "--json"],
+     ["bank", "--help"], ["--help"], ["bank", "lst"], ["frobnicate"], [], ["--version"]],
+    ids=lambda a: " ".join(a) or "(bare)",
+)
+def test_the_pruned_command_tree_behaves_as_the_whole(argv):
+    """main() builds Click commands only for the command it runs: output and exit code are the whole tree's."""
+    from drill.cli import pruned
+
+    whole = runner.invoke(app, argv, env={"COLUMNS": "100"})
+    alone = runner.invoke(pruned(app, argv), argv, env={"COLUMNS": "100"})
+    assert (alone.exit_code, alone.stdout, alone.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+
+
+def test_pruning_keeps_only_the_command_that_runs():
+    from drill.cli import pruned
+
+    kept = pruned(app, ["bank", "list", "--json"])
+    assert [c.name for c in kept.registered_commands] == []
+    assert [(g.name, [c.name for c in g.typer_instance.registered_commands]) for g in kept.registered_groups] == [("bank", ["list"])]
+    assert pruned(app, []).registered_commands == [] and pruned(app, ["--help"]) is app
+    assert len(app.registered_commands) > 10  # the module's own tree is untouched
