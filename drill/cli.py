@@ -100,6 +100,7 @@ def resolve_lang(lang: Optional[str]) -> str:
     from drill.config import resolve
     from drill.lang import LANGS
 
+    lang = lang if lang is not None else _state.get("lang_option")  # `drill --lang zh quiz` as `drill quiz --lang zh`
     if lang is not None and lang not in LANGS:
         raise DrillError(f"--lang: {lang!r} is not one of {', '.join(LANGS)}")  # one line, like every usage error of drill
     _state["lang"] = resolve(lang)
@@ -117,11 +118,12 @@ def _main(
     ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show Python tracebacks for errors.")] = False,
+    lang: Annotated[Optional[str], typer.Option("--lang", help="Language of every screen: en or zh, before or after the command (default: config, then locale).")] = None,
 ) -> None:
     """With no command: today's plan (streak, goal, what is due, what to run next)."""
-    _state["debug"] = debug
+    _state["debug"], _state["lang_option"] = debug, lang
     if ctx.invoked_subcommand is None:
-        today_cmd()
+        today_cmd(lang=lang)
 
 
 @command(app, "today", example="drill today --lang zh")
@@ -728,7 +730,7 @@ def pruned(group: typer.Typer, argv: list[str]) -> typer.Typer:
     plan) keeps none; a help flag before the command, or a name typer must suggest a fix for, keeps all."""
     import copy
 
-    words = [i for i, arg in enumerate(argv) if not arg.startswith("-")]
+    words = [i for i, arg in enumerate(argv) if not arg.startswith("-") and not (i and argv[i - 1] == "--lang" and group is app)]
     first = words[0] if words else len(argv)
     if any(arg in ("-h", "--help") for arg in argv[:first]) or (not words and group is not app):
         return group

@@ -79,7 +79,8 @@ def test_an_unknown_language_is_one_line():
 @pytest.mark.parametrize(
     "argv",
     [["bank", "list", "--level", "L1"], ["bank", "show", "attn-why-sqrt-dk"], ["config", "list"], ["tasks", "--json"],
-     ["bank", "--help"], ["--help"], ["bank", "lst"], ["frobnicate"], [], ["--version"]],
+     ["bank", "--help"], ["--help"], ["bank", "lst"], ["frobnicate"], [], ["--version"], ["--lang", "zh"],
+     ["--lang", "zh", "bank", "list", "--level", "L3"], ["--lang", "fr", "stats"]],
     ids=lambda a: " ".join(a) or "(bare)",
 )
 def test_the_pruned_command_tree_behaves_as_the_whole(argv):
@@ -98,4 +99,12 @@ def test_pruning_keeps_only_the_command_that_runs():
     assert [c.name for c in kept.registered_commands] == []
     assert [(g.name, [c.name for c in g.typer_instance.registered_commands]) for g in kept.registered_groups] == [("bank", ["list"])]
     assert pruned(app, []).registered_commands == [] and pruned(app, ["--help"]) is app
+    assert [g.name for g in pruned(app, ["--lang", "zh", "bank", "list"]).registered_groups] == ["bank"]
     assert len(app.registered_commands) > 10  # the module's own tree is untouched
+
+
+def test_lang_before_the_command_is_every_screen_s_language(drill_home):
+    """`drill --lang zh` shows today's plan in Chinese, and `drill --lang zh stats` is `drill stats --lang zh`."""
+    assert "今日计划" in runner.invoke(app, ["--lang", "zh"]).stdout
+    assert runner.invoke(app, ["--lang", "zh", "stats"]).stdout == runner.invoke(app, ["stats", "--lang", "zh"]).stdout
+    assert "Today" in runner.invoke(app, []).stdout  # the option does not outlive its command

@@ -8,19 +8,17 @@ rich.console (~25 ms with drill's console setup).
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from drill.bank.schema import LEVELS, TYPES, ChoiceQuestion, NumericQuestion, ShapeQuestion
+from drill.views import ansi
 
 if TYPE_CHECKING:
     from drill.bank.stats import Coverage
 
 LETTERS = "ABCDEFGH"
 LEVEL_STYLE = {"L1": "green", "L2": "yellow", "L3": "red"}
-COLOUR = {"bold cyan": "1;36", "dim": "2", "bold": "1", "green": "32", "yellow": "33", "red": "31"}  # rich's SGR codes
-MONO = {"bold cyan": "1", "dim": "2", "bold": "1"}  # NO_COLOR: rich drops the colours, keeps bold and dim
 
 
 def question_row(q) -> dict:
@@ -35,12 +33,11 @@ def print_list(questions: list, as_json: bool) -> None:
         return
     width = max((len(q.id) for q in questions), default=0) + 2
     groups = {topic: [q for q in questions if q.topic == topic] for topic in sorted({q.topic for q in questions})}
-    styled_out = _styled_stdout()
-    codes = _codes() if styled_out else {}  # piped: plain text, as rich writes it (rows without trailing spaces)
+    styled_out = ansi.styled_stdout()
+    styles = ansi.codes()  # piped: plain text, as rich writes it (rows without trailing spaces)
 
     def styled(text: str, style: str) -> str:
-        code = codes.get(style)
-        return f"\x1b[{code}m{text}\x1b[0m" if code else text
+        return ansi.paint(text, style, styles)
 
     # Padded lines rather than a rich Table: a Table measures every cell (~0.3 s here).
     lines = []
@@ -50,18 +47,6 @@ def print_list(questions: list, as_json: bool) -> None:
             row = f"  {q.id:<{width}}" + styled(f"{q.level}  ", LEVEL_STYLE[q.level]) + f"{q.type:<8}{' '.join(q.tags)}"
             lines.append(row if styled_out else row.rstrip())
     sys.stdout.write("\n".join([*lines, styled(f"{len(questions)} questions", "bold")]) + "\n")
-
-
-def _codes() -> dict[str, str]:
-    """The escape codes rich would use here: none on a dumb terminal, no colours under NO_COLOR."""
-    if os.environ.get("TERM", "").lower() in ("dumb", "unknown"):
-        return {}
-    return MONO if os.environ.get("NO_COLOR", "") != "" else COLOUR
-
-
-def _styled_stdout() -> bool:
-    """Whether rich would style stdout: a terminal, or colour forced as rich honours it."""
-    return sys.stdout.isatty() or bool(os.environ.get("FORCE_COLOR")) or bool(os.environ.get("TTY_COMPATIBLE"))
 
 
 def correct_answers(q, lang: str) -> list[str]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import datetime, timedelta
 
 from rich.cells import cell_len
 
 from drill.dashboard import Forecast, Plan
-from drill.views.console import out
+from drill.views import ansi
 
 TEXT = {
     "title": ("Today", "今日计划"),
@@ -96,19 +97,36 @@ def print_plan(plan: Plan, lang: str, as_json: bool) -> None:
     lines = forecast_lines(plan.question_forecast, plan.task_forecast, lang)
     rows += [("forecast" if i == 0 else "", line) for i, line in enumerate(lines)]
 
-    width = max(cell_len(_t(key, lang)) for key, _ in rows if key) + 2
-    out.print(f"[bold]{_t('title', lang)}[/]")
+    # Written without rich.console, which bare `drill` cannot afford (drill.views.ansi); a test holds it equal to rich's.
+    styles, columns = ansi.codes(), ansi.width()
+    indent = max(cell_len(_t(key, lang)) for key, _ in rows if key) + 4
+    lines = [ansi.paint(_t("title", lang), "bold", styles)]
     for key, value in rows:
         label = _t(key, lang) if key else ""
-        out.print(f"  {label}{' ' * (width - cell_len(label))}{value}", markup=False, highlight=False)
-    out.print()
-    out.print(f"[bold green]{_t('next', lang)} ›[/] [bold]{plan.next_command}[/]")
-    out.print(f"[dim]{_t('help', lang)}[/]")
+        lines.append(f"  {label}{' ' * (indent - 2 - cell_len(label))}" + _wrapped(value, indent, columns))
+    lines += ["", ansi.paint(f"{_t('next', lang)} ›", "bold green", styles) + " " + ansi.paint(plan.next_command, "bold", styles),
+              ansi.paint(_t("help", lang), "dim", styles)]  # fmt: skip
+    sys.stdout.write("\n".join(lines) + "\n")
 
+
+def _wrapped(value: str, indent: int, columns: int | None) -> str:
+    """``value`` broken at spaces to fit ``columns`` after ``indent`` cells, continued under itself (never when piped)."""
+    if columns is None or indent + cell_len(value) <= columns:
+        return value
+    room, lines, line = max(columns - indent, 20), [], ""
+    for word in value.split(" "):
+        if line and cell_len(line) + 1 + cell_len(word) > room:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return f"\n{' ' * indent}".join([*lines, line])
 
 
 def print_nothing_due(upcoming: datetime | None, lang: str, as_json: bool, *, tasks: bool = False, due_tasks: list[str] = ()) -> None:
     """``drill review`` (``--tasks``) with nothing due: when the next item is, as Anki says."""
+    from drill.views.console import out
+
     if as_json:
         when = upcoming.isoformat(timespec="seconds") if upcoming else None
         print(json.dumps({"kind": "review", "status": "nothing-due", "next_due": when, "due_tasks": list(due_tasks),
@@ -136,9 +154,13 @@ def forecast_lines(questions: Forecast | None, tasks: Forecast | None, lang: str
 
 def print_forecast(questions: Forecast | None, tasks: Forecast | None, lang: str) -> None:
     """The forecast under ``drill review``'s header or its "nothing due" line."""
+    from drill.views.console import out
+
     for line in forecast_lines(questions, tasks, lang):
         out.print(f"{_t('forecast', lang)} › {line}", markup=False)
 
 
 def print_tasks_due(due_tasks: list[str], lang: str) -> None:
+    from drill.views.console import out
+
     out.print(_t("tasks_due", lang, tasks=", ".join(due_tasks), n=len(due_tasks)), markup=False)
