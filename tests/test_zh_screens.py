@@ -67,6 +67,7 @@ def test_stats_streak_review_and_doctor_in_chinese(drill_home):
     assert "各级别正确率" in runner.invoke(app, ["stats", "--lang", "zh"]).output
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_grade_in_chinese():
     pytest.importorskip("torch")
     mutant = ROOT / "drill" / "grade" / "tasks" / "sdpa" / "mutants" / "scale-missing__1.py"

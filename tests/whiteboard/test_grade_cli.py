@@ -17,6 +17,7 @@ CORRECT = str(IMPLS / "correct" / "sdpa_matmul.py")
 BROKEN = str(mutant("mask-inverted__1.py"))
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_correct_file_passes_with_json():
     result = runner.invoke(app, ["grade", CORRECT, "--json", "--seed", "3"])
     assert result.exit_code == 0, result.output
@@ -26,12 +27,14 @@ def test_correct_file_passes_with_json():
     assert {"id", "category", "status", "message", "message_zh"} == set(data["checks"][0])
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_broken_file_fails_with_diagnosis_panel():
     result = runner.invoke(app, ["grade", BROKEN])
     assert result.exit_code == 1
     assert "mask-inverted" in result.stdout and "diagnosis" in result.stdout and "FAILED" in result.stdout
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_diagnosis_in_chinese():
     result = runner.invoke(app, ["grade", BROKEN, "--lang", "zh"])
     assert result.exit_code == 1
@@ -72,6 +75,7 @@ def test_real_subprocess_and_no_torch_in_the_cli_process():
     assert "mask-inverted" in [d["code"] for d in json.loads(done.stdout)["diagnosis"]]
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_a_file_not_named_py_is_graded(tmp_path):
     path = tmp_path / "attn.txt"
     path.write_text((IMPLS / "correct" / "sdpa_matmul.py").read_text())
@@ -100,6 +104,7 @@ def test_a_file_may_import_a_module_beside_it_in_the_working_directory(tmp_path,
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_a_fresh_seed_at_every_grade_printed_and_reproduced_by_seed():
     first = json.loads(runner.invoke(app, ["grade", BROKEN, "--json"]).stdout)
     again = json.loads(runner.invoke(app, ["grade", BROKEN, "--json", "--seed", str(first["seed"])]).stdout)

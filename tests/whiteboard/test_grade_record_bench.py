@@ -15,6 +15,7 @@ from drill.whiteboard import catalog
 pytest.importorskip("torch")
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_grade_records_the_run_with_its_codes(tmp_path):
     wrong = tmp_path / "wrong.py"
     wrong.write_text(catalog.get("sdpa").solution.read_text().replace(" / math.sqrt(q.size(-1))", ""))

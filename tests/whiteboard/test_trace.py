@@ -209,6 +209,7 @@ def test_a_hand_written_softmax_feeds_the_weights(tmp_path):
     assert {r["status"] for r in found["trace"] if r["line"] == 13} == {"feeds"}
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_grade_trace_json_names_the_line(tmp_path, monkeypatch):
     monkeypatch.setenv("DRILL_HOME", str(tmp_path / "home"))
     path, line = broken(tmp_path, *BUGS[6])  # sdpa mask-after-softmax, returning its weights too
@@ -225,6 +226,7 @@ def test_grade_trace_json_names_the_line(tmp_path, monkeypatch):
     assert len(picture["expected"]) == 5 and len(picture["expected"][0]) == 7
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_correct_grade_json_has_a_null_divergence(tmp_path, monkeypatch):
     monkeypatch.setenv("DRILL_HOME", str(tmp_path / "home"))
     path = tmp_path / "sdpa_ok.py"

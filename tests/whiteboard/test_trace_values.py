@@ -379,6 +379,7 @@ def test_plain_value_accepts_what_the_recorder_sends_and_nothing_else():
 # --- the CLI ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("warm_judge")
 def test_grade_trace_names_the_line_in_json_and_in_chinese(monkeypatch, tmp_path):
     monkeypatch.setenv("DRILL_HOME", str(tmp_path / "home"))
     path = TASK_DIR / "bpe" / "mutants" / "bpe-overlapping-merge__1.py"
