@@ -12,7 +12,8 @@ ORIGINAL_TOPICS = (
     "attention-core", "masks", "multi-head", "position", "transformer-block", "complexity",
     "flash-attention", "inference", "gpt-scaling", "alignment", "long-context", "evaluation",
 )  # fmt: skip
-MIN_QUESTIONS, MIN_TOPICS, MIN_PER_TOPIC = 450, 20, 15
+MIN_QUESTIONS, MIN_TOPICS, MIN_PER_TOPIC = 750, 24, 16
+NEW_TOPICS, MIN_PER_NEW_TOPIC = ("rag", "agents", "hallucination", "architectures"), 20  # Bank III
 MIN_BY_LEVEL = {"L1": 100, "L2": 150, "L3": 100}
 
 
@@ -22,14 +23,15 @@ def bank():
 
 
 def test_total_and_topics(bank):
-    """The whole interview: 450+ questions over 20+ topics, every topic 15+ with all three levels."""
+    """The whole interview: 750+ questions over 24+ topics, every topic 16+ with all three levels, each new one 20+."""
     questions = list(bank.questions.values())
     assert len(questions) >= MIN_QUESTIONS
     assert len(bank.topics) >= MIN_TOPICS and set(ORIGINAL_TOPICS) <= set(bank.topics)
     for topic in bank.topics:
         mine = [q for q in questions if q.topic == topic]
-        assert len(mine) >= MIN_PER_TOPIC, topic
+        assert len(mine) >= (MIN_PER_NEW_TOPIC if topic in NEW_TOPICS else MIN_PER_TOPIC), topic
         assert {q.level for q in mine} == {"L1", "L2", "L3"}, topic
+    assert set(NEW_TOPICS) <= set(bank.topics)
 
 
 def test_levels(bank):
