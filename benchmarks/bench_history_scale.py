@@ -38,6 +38,8 @@ COMMANDS = {
     "stats": ["stats"],
     "streak": ["streak"],
     "tasks": ["tasks", "--lang", "en"],
+    "doctor": ["doctor"],  # reads no history: flat by design
+    "export anki --solved": ["export", "anki", os.devnull, "--solved"],  # one card per passed task, from grade_runs
 }
 CHUNK = 100_000
 PER_SESSION = 20
