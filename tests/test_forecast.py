@@ -98,3 +98,24 @@ def test_review_shows_the_forecast_above_the_first_question(tmp_path):
     head, _, rest = result.stdout.partition("Why ")
     assert "Coming up › questions: " in head and "Coming up › tasks: " in head
     assert json.loads(runner.invoke(app, ["review", "--bank", bank, "--json", "--limit", "1"], input="a\n").stdout)["kind"] == "review"
+
+
+def test_the_forecast_in_a_real_terminal(tmp_path, drill_home):
+    """Bare `drill` in a pseudo-terminal: styled title and next line, the forecast rows under their label."""
+    import os
+    import re
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    bank = seed(tmp_path)
+    env = {**os.environ, "DRILL_HOME": str(drill_home), "DRILL_BANKS": bank, "TERM": "xterm-256color", "COLUMNS": "100"}
+    env.pop("NO_COLOR", None)
+    child = pexpect.spawn(sys.executable, ["-m", "drill"], env=env, encoding="utf-8", timeout=60, dimensions=(40, 100))
+    child.expect(pexpect.EOF)
+    screen = child.before
+    assert "\x1b[1mToday\x1b[0m" in screen and "\x1b[1;32mNext ›\x1b[0m" in screen
+    rows = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in screen.splitlines()]
+    coming = next(i for i, line in enumerate(rows) if line.strip().startswith("Coming up"))
+    assert re.search(r"questions: \d+ today · \d+ tomorrow · \d+ in 7 days", rows[coming])
+    assert re.search(r"^\s+tasks: \d+ today · \d+ tomorrow · 1 in 7 days", rows[coming + 1])
+    assert rows[coming + 1].index("tasks:") == rows[coming].index("questions:")  # under its label's value column
