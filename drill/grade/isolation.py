@@ -74,6 +74,8 @@ def parse_event(line: bytes) -> dict:
     as a :class:`Report`); Malformed for anything the judge does not write."""
     try:
         event = json.loads(line)
+        if b"\\ud" in line.lower():  # an escaped surrogate: a lone one (from text the user's code made) prints nowhere
+            event = _without_lone_surrogates(event)
     except (ValueError, RecursionError):
         raise Malformed("a line that is not JSON") from None
     if not isinstance(event, dict):
@@ -91,6 +93,16 @@ def parse_event(line: bytes) -> dict:
     except ValueError as exc:
         raise Malformed(f"a {kind} event: {exc}") from None
     return event
+
+
+def _without_lone_surrogates(value):
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
 
 
 _GRADING = [0]  # live workers: this process stays non-dumpable while any grades

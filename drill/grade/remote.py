@@ -368,7 +368,7 @@ class UserProcess:
         return reply, tensors
 
     def _error(self, reply: dict) -> BaseException:
-        message, kind = str(reply.get("error"))[:2000], reply.get("kind")
+        message, kind = str(reply.get("error"))[:2000].encode("utf-8", "replace").decode("utf-8"), reply.get("kind")  # no lone surrogate
         if kind in ("user", "import", "not-implemented", "rule"):
             return UserCodeError(message, kind)
         if kind == "memory":

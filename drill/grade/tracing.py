@@ -17,6 +17,7 @@ import re
 
 import torch
 
+from drill.grade.context import WrongShape
 from drill.grade.remote import Abort, UserCodeError
 from drill.grade.trace_match import analyse, matches
 from drill.grade.trace_values import ValueCase, trace_values
@@ -61,7 +62,7 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
     except UserCodeError as exc:
         found = crash(str(exc), ctx.path.name, lines)
         return {"first_divergence": found, "pictures": [], **({"trace": []} if rows else {})} if found else {}
-    except (NoTrace, Abort, RuntimeError, ValueError, TypeError, IndexError):
+    except (NoTrace, WrongShape, Abort, RuntimeError, ValueError, TypeError, IndexError):
         return {}
     from drill.grade.tasks import TASKS
 
@@ -70,7 +71,7 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
     if found and found["first_divergence"] is None and failed and hasattr(module, "stress"):
         try:
             stressed = module.stress(ctx, set(failed))
-        except (NoTrace, UserCodeError, Abort, RuntimeError, ValueError, TypeError, IndexError):
+        except (NoTrace, WrongShape, UserCodeError, Abort, RuntimeError, ValueError, TypeError, IndexError):
             stressed = []
         for extra in stressed:
             again = trace_cases(ctx, [extra], lines, forbidden)
@@ -102,7 +103,7 @@ def trace_cases(ctx, cases: list, lines: list[str], forbidden: dict[str, str] | 
     except UserCodeError as exc:
         found = crash(str(exc), ctx.path.name, lines)
         return {"first_divergence": found, "pictures": [], "trace": []} if found else {}
-    except (NoTrace, Abort, RuntimeError, ValueError, TypeError, IndexError):
+    except (NoTrace, WrongShape, Abort, RuntimeError, ValueError, TypeError, IndexError):
         return {}
     sent: list[torch.Tensor] = []
     wire.encode((tuple(case.args), dict(case.kwargs)), collect=sent)
@@ -205,7 +206,7 @@ def leak_pictures(task_name: str, ctx, failed: set[str]) -> list[dict]:
         return []
     try:
         return module.leaks(ctx, failed)
-    except (NoTrace, UserCodeError, Abort, RuntimeError, ValueError, TypeError, IndexError):
+    except (NoTrace, WrongShape, UserCodeError, Abort, RuntimeError, ValueError, TypeError, IndexError):
         return []
 
 

@@ -13,6 +13,8 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -51,6 +53,24 @@ def unprivileged_user() -> str | None:
     done = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", "import os"],
                           capture_output=True, cwd="/")  # fmt: skip
     return "nobody" if done.returncode == 0 else None
+
+
+def unprivileged_drill(user: str | None) -> tuple[list[str], str | None]:
+    """(the start of a command that runs ``env -i`` as ``user``, None) or ([], why not). This venv's interpreter lives under
+    /root (mode 700), out of an unprivileged user's reach: the system Python runs drill instead when it is the
+    same minor version (the ABI torch was built for) and the venv's packages are readable to that user."""
+    if user is None:
+        return [], "no unprivileged user to become here (needs root, setpriv and a system Python)"
+    system = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True)
+    if system.stdout.split() != [str(n) for n in sys.version_info[:2]]:
+        return [], f"/usr/bin/python3 is {system.stdout.strip() or 'missing'}, not this venv's {sys.version_info[0]} {sys.version_info[1]}: torch's build would not load"
+    path = os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]])
+    command = ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--clear-groups", "env", "-i", "PATH=/usr/bin:/bin",
+               f"PYTHONPATH={path}"]  # fmt: skip - then NAME=value pairs, then /usr/bin/python3
+    done = subprocess.run([*command, "/usr/bin/python3", "-c", "import torch"], capture_output=True, text=True, cwd="/")
+    if done.returncode:
+        return [], f"{user} cannot import torch from this venv's packages: {done.stderr.strip().splitlines()[-1:]}"
+    return command, None
 
 
 def test_without_the_sandbox_every_attack_gets_through():
@@ -190,3 +210,41 @@ def test_doctor_says_which_protection_is_active_and_why_not(lang, monkeypatch, t
     states = [("active" in ln or "已启用" in ln) for ln in lines]
     assert states[1] == (found["user namespace"] is None) and states[2] == (found["landlock"] is None), lines
     assert all(s or "not available" in ln or "不可用" in ln for s, ln in zip(states, lines))
+
+
+
+@pytest.fixture
+def shared_home():
+    """A DRILL_HOME another user can write (pytest's own tmp_path is root's alone)."""
+    home = Path(tempfile.mkdtemp(prefix="drill-unprivileged-"))
+    home.chmod(0o777)
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name", ["correct", "forge_through_proc", *(pytest.param(n, marks=pytest.mark.slow) for n in ("write_history", "kill_judge"))])
+def test_a_whole_grade_as_an_unprivileged_user(name, shared_home):
+    """drill run by an ordinary user, whose processes may open each other's /proc entries: the same outcomes."""
+    command, why = unprivileged_drill(unprivileged_user())
+    if why:
+        pytest.skip(why)
+    home = shared_home
+    path = IMPLS / "correct" / "sdpa_matmul.py" if name == "correct" else HOSTILE / f"{name}.py"
+    done = subprocess.run([*command, f"DRILL_HOME={home}", f"HOME={home}", "/usr/bin/python3", "-m", "drill", "grade", str(path),
+                           "--device", "cpu", "--json"], cwd="/", capture_output=True, text=True, timeout=180)  # fmt: skip
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)  # one JSON object: nothing forged ahead of it
+    with sqlite3.connect(home / "drill.db") as conn:
+        rows = conn.execute("SELECT passed FROM grade_runs").fetchall()
+    if name == "correct":
+        assert (done.returncode, report["passed"], rows) == (0, True, [(1,)])
+        return
+    assert (done.returncode, report["passed"], rows) == (1, False, [(0,)]), done.stderr
+    check = next(c for c in report["checks"] if c["status"] in ("fail", "error"))
+    if name == "kill_judge" and not SIGNALS_SCOPED:
+        assert check["id"] == "isolation.judge-attacked", check
+    elif name == "kill_judge":
+        assert "PermissionError" in check["message"], check
+    else:
+        assert check["id"].startswith("shape."), check  # its own wrong answer
+    assert not (home / "planted.txt").exists() or AVAILABLE["landlock writes"] is not None

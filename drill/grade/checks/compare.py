@@ -7,6 +7,7 @@ import torch
 from drill.grade.context import WrongShape, outcome
 from drill.grade.report import Check
 from drill.grade.tolerance import judge
+from drill.grade.user.wire import Handle
 
 
 def unpack(ret):
@@ -19,7 +20,8 @@ def unpack(ret):
     else:
         out, weights = ret, None
     if not isinstance(out, torch.Tensor):
-        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+        what = "an object of its own" if isinstance(out, Handle) else type(out).__name__  # a Handle: not plain data, kept on the user side
+        raise WrongShape(f"returned {what}, not a tensor")
     return out, weights
 
 

@@ -199,13 +199,16 @@ class ModuleTask:
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2], dtype)
         if built.layout is None:
             return outcome("skip", NO_LAYOUT)
-        x, mask = self.inputs(ctx, BASE, 100 + offset, torch.float64)
+        b, t = ctx.sizes(300 + offset, (1, 6), (2, 16), avoid=BASE[2:])  # H and head_dim are the built module's
         pairs = []
-        for m in (None, mask) if mask is not None else (None,):
-            out = self.forward(ctx, built.module, x.to(dtype), m)
-            truth = self.reference(built, x, m, torch.float64)
-            same = self.reference(built, x, m, dtype)
-            pairs.append(("output" if m is None else "masked output", out, truth, same))
+        for config in (BASE, (b, t, *BASE[2:])):  # the fixed shape, then B and T drawn from the seed
+            x, mask = self.inputs(ctx, config, 100 + offset, torch.float64)
+            where = "" if config == BASE else f" at B={b}, T={t}"
+            for m in (None, mask) if mask is not None else (None,):
+                out = self.forward(ctx, built.module, x.to(dtype), m)
+                truth = self.reference(built, x, m, torch.float64)
+                same = self.reference(built, x, m, dtype)
+                pairs.append((("output" if m is None else "masked output") + where, out, truth, same))
         return against_truth(pairs)
 
     def mask_forms_check(self, ctx: Context):

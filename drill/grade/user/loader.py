@@ -19,22 +19,51 @@ class UserCodeError(Exception):
 
 
 def user_frames(exc: BaseException, path: Path, keep: int = 3) -> str:
-    """The last ``keep`` frames of the traceback that are in the user's file."""
+    """The last ``keep`` frames of the traceback that are in the user's file (following the
+    exception's context: drill's code may have raised while handling the user's exception)."""
     target = str(path.resolve())
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == target]
+    frames, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == target] + frames
+        exc = exc.__cause__ or exc.__context__
     return "; ".join(f"{path.name}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in frames[-keep:])
+
+
+def exception_text(exc: BaseException) -> str:
+    """The first line of ``str(exc)``; its ``__str__`` is the user's code and may raise or lie about its type."""
+    try:
+        text = str(exc).strip()
+    except BaseException as inner:  # noqa: BLE001 - a __str__ that raises
+        return f"<its message could not be printed: __str__ raised {type_name(inner)}>"
+    text = text.splitlines()[0][:500] if text else ""
+    return text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate would break every JSON and terminal after
+
+
+def type_name(obj) -> str:
+    try:
+        return str(type.__dict__["__name__"].__get__(type(obj)))[:100]
+    except BaseException:  # noqa: BLE001
+        return "?"
 
 
 def describe_exception(exc: BaseException, path: Path) -> str:
     if isinstance(exc, SystemExit):
-        return f"called sys.exit({exc.code!r})" + _at(exc, path)
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    head = f"raised {type(exc).__name__}" + (f": {text}" if text else "")
+        try:
+            code = repr(exc.code)[:100]
+        except BaseException:  # noqa: BLE001 - a code object whose __repr__ raises
+            code = "..."
+        return f"called sys.exit({code})" + _at(exc, path)
+    text = exception_text(exc)
+    head = f"raised {type_name(exc)}" + (f": {text}" if text else "")
     return head + _at(exc, path)
 
 
 def _at(exc: BaseException, path: Path) -> str:
-    where = user_frames(exc, path)
+    try:
+        where = user_frames(exc, path)
+    except Exception:  # noqa: BLE001 - a traceback that cannot be read (no descriptor left for its lines)
+        where = ""
     return f" (at {where})" if where else ""
 
 

@@ -9,8 +9,10 @@ answers one vector-Jacobian product of it.
 
 from __future__ import annotations
 
+import errno
 import inspect
 import os
+import resource
 import sys
 import traceback
 from pathlib import Path
@@ -18,13 +20,17 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from . import measure, wire
-from .loader import UserCodeError, describe_exception, load_user_file
+from . import kernel_guard, measure, params, toys, trace, value_trace, wire  # noqa: F401 - imported before the user's code can take the descriptors an import needs
+from .loader import UserCodeError, describe_exception, exception_text, load_user_file, type_name, user_frames
 from .spy import AtenSpy, BuiltinSpy, LargestTensor, NoDrill, RuleImportError
 
 MODULE_KINDS = {cls: cls.__name__ for cls in (nn.Linear, nn.LayerNorm, nn.GELU, nn.ReLU, nn.Dropout, nn.Sequential,
                                                nn.ModuleList, nn.ModuleDict, nn.Identity)}  # fmt: skip
 MAX_ATTRS = 64
+DOING = {"call": "to read what it returned", "trace": "to read what it returned", "value_trace": "to read what it returned",
+         "instantiate": "to read the module your class built", "describe": "to read the module it returned",
+         "attr": "to read an attribute", "assign": "to set parameters", "vjp": "for the backward pass",
+         "signature": "to read a signature"}  # fmt: skip
 
 
 class Failed(Exception):
@@ -35,7 +41,7 @@ class Failed(Exception):
 
 def is_out_of_memory(exc: BaseException) -> bool:
     """An allocation that failed (the memory cap), not a MemoryError the user's code raised itself."""
-    text = str(exc)
+    text = exception_text(exc)
     return (isinstance(exc, MemoryError) and not text) or "can't allocate memory" in text or "not enough memory" in text
 
 
@@ -47,6 +53,7 @@ class Server:
         self.objects: dict[int, object] = {}
         self.graphs: dict[int, tuple[list, list]] = {}
         self.functions, self.aten = BuiltinSpy(), AtenSpy()
+        self.op = ""
         if any(d.startswith("cuda") for d in self.devices):  # the judge's references run without TF32 too
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
@@ -69,7 +76,7 @@ class Server:
 
     def failure(self, exc: BaseException, what: str | None = None) -> Failed:
         if is_out_of_memory(exc):
-            return Failed(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, "memory")
+            return Failed(exception_text(exc) or "MemoryError", "memory")
         message = (what + " " if what else "") + describe_exception(exc, self.path)
         return Failed(message, "not-implemented" if isinstance(exc, NotImplementedError) else "user")
 
@@ -80,6 +87,7 @@ class Server:
         sys.meta_path.insert(0, NoDrill())
         try:
             self.module = load_user_file(self.path)
+            kernel_guard.install()  # a file that imported triton: its interpreted launches get guard bands
         except UserCodeError as exc:
             rule = isinstance(exc.original, RuleImportError)
             raise Failed(str(exc), "rule" if rule else ("memory" if is_out_of_memory(exc.original) else "import")) from None
@@ -97,7 +105,7 @@ class Server:
                 return fn(*args, **kwargs)
             with self.functions, self.aten:
                 return fn(*args, **kwargs)
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's failure is the finding
+        except BaseException as exc:  # noqa: BLE001 - the user's failure is the finding, KeyboardInterrupt too
             raise self.failure(exc) from None
 
     def op_call(self, target, args, kwargs, inputs, id: int, watch=True, track=False, params=False, largest=False):
@@ -115,8 +123,8 @@ class Server:
         try:
             header, buffers, collected = self.reply((result, changed), mutated=mutated,
                                                     largest=[spy.size, list(spy.shape), spy.op[:200]] if spy else None)  # fmt: skip
-        except (TypeError, ValueError) as exc:
-            raise Failed(f"returned something that cannot be checked ({exc})") from None
+        except wire.Unsendable as exc:
+            raise Failed(f"returned {exc}: drill cannot check it") from None
         if track:
             wanted = [t for t in inputs if t.requires_grad]
             if params:
@@ -150,8 +158,8 @@ class Server:
             raised = str(exc)
         try:
             return self.reply((result, recorder.records, raised))
-        except (TypeError, ValueError) as exc:
-            raise Failed(f"returned something that cannot be checked ({exc})") from None
+        except wire.Unsendable as exc:
+            raise Failed(f"returned {exc}: drill cannot check it") from None
 
     def op_vjp(self, id: int, grads):
         outs, wanted = self.graphs[id]
@@ -191,7 +199,7 @@ class Server:
         torch.manual_seed(seed)
         name = getattr(cls, "__name__", "the class")
         module = self.call_user(cls, args, kwargs or {}, True)
-        if not isinstance(module, nn.Module):
+        if not issubclass(type(module), nn.Module):  # type(), not isinstance: a fake __class__ cannot pass
             raise Failed(f"{name}(...) is not an nn.Module")
         try:
             module = module.to(device, wire.DTYPES[dtype]).eval()
@@ -223,19 +231,19 @@ class Server:
                 raise self.failure(exc, f"reading .{path}:") from None
         try:
             return self.reply(obj)
-        except (TypeError, ValueError) as exc:
-            raise Failed(f".{path} cannot be checked ({exc})") from None
+        except wire.Unsendable as exc:
+            raise Failed(f".{path} is {exc}: drill cannot check it") from None
 
     def op_describe(self, target):
         """The tree of a module the user's code returned (LoRA's merged layer), as for an instantiated one."""
-        if not isinstance(target, nn.Module):
-            raise Failed(f"returned a {type(target).__name__}, not an nn.Module")
+        if not issubclass(type(target), nn.Module):
+            raise Failed(f"returned a {type_name(target)}, not an nn.Module")
         return self.reply(self.module_tree(target))
 
     def op_assign(self, target, params: dict):
         """Overwrite parameters of a module by name, in place (the judge's values for a zero-initialised
         LoRA B): the judge chooses them so that every part of the forward pass shows in its output."""
-        named = dict(target.named_parameters()) if isinstance(target, nn.Module) else {}
+        named = dict(target.named_parameters()) if issubclass(type(target), nn.Module) else {}
         with torch.no_grad():
             for name, value in params.items():
                 p = named.get(name)
@@ -262,13 +270,30 @@ class Server:
         except (Exception, SystemExit) as exc:  # noqa: BLE001
             raise self.failure(exc) from None
 
+    def blame(self, exc: BaseException) -> Failed | None:
+        """An exception that escaped this server while it answered a request: the user's when their file is
+        on its traceback (a dunder, a property, a ``__torch_function__`` or a ``named_modules`` of theirs
+        that drill ran to read an object) or when their code used up what the server needs (descriptors,
+        memory); None when it is drill's own fault."""
+        if isinstance(exc, wire.Unsendable):
+            return Failed(f"gave drill {exc}, which it cannot check")
+        if self.path is not None and user_frames(exc, self.path):
+            return Failed(f"{describe_exception(exc, self.path)}, in code of yours that drill ran {DOING.get(self.op, 'to answer a request')}")
+        if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            return Failed(f"left drill's side of the process no file descriptor to open ({exception_text(exc)}; "
+                          f"RLIMIT_NOFILE is {soft}: did your code lower it or leave files open?)")  # fmt: skip
+        if is_out_of_memory(exc):
+            return Failed(exception_text(exc) or "MemoryError", "memory")
+        return None
+
     def handle(self, header: dict, payload: bytes):
         tensors = wire.tensors_of(header, payload, self.devices)
         for t, d in zip(tensors, header["tensors"]):
             if d["grad"] and t.is_floating_point():
                 t.requires_grad_()
         request = wire.build(header["value"], tensors, self.lookup, recipes=True)
-        op = request.pop("op")
+        op = self.op = request.pop("op")
         if op in ("call", "trace"):
             request["inputs"] = tensors
         return getattr(self, f"op_{op}")(**request)
@@ -285,19 +310,24 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def describe_module(path: str, module: nn.Module) -> dict:
-    attrs = {k: v for k, v in list(vars(module).items())[:200] if not k.startswith("_") and type(v) in (int, float, bool, str)}
+    attrs = {k: v for k, v in list(vars(module).items())[:200] if not k.startswith("_") and _scalar(v)}
     for name in ("in_features", "out_features", "eps", "approximate", "p", "elementwise_affine"):
-        if hasattr(module, name) and type(getattr(module, name)) in (int, float, bool, str):
+        if hasattr(module, name) and _scalar(getattr(module, name)):
             attrs[name] = getattr(module, name)
-    if isinstance(module, nn.LayerNorm):
+    if issubclass(type(module), nn.LayerNorm):
         attrs["normalized_shape"] = list(module.normalized_shape)
     return {
         "path": path,
         "kind": MODULE_KINDS.get(type(module), "Module"),
-        "class": type(module).__name__,
+        "class": type_name(module),
         "attrs": dict(list(attrs.items())[:MAX_ATTRS]),
         "params": {n: p.detach() for n, p in module.named_parameters(recurse=False)},
     }
+
+
+def _scalar(v) -> bool:
+    """A plain attribute the judge may read (an int within what the wire carries)."""
+    return type(v) in (float, bool, str) or (type(v) is int and -wire.INT_BOUND <= v < wire.INT_BOUND)
 
 
 def serve(sock, devices) -> None:
@@ -310,9 +340,16 @@ def serve(sock, devices) -> None:
             os._exit(0)
         try:
             out_header, buffers, _ = server.handle(header, payload)
-        except Failed as exc:
-            out_header, buffers = {"value": None, "tensors": [], "error": str(exc), "kind": exc.kind}, []
-        except Exception as exc:  # noqa: BLE001 - a fault of this server, reported as drill's own
-            text = traceback.format_exc()
-            out_header, buffers = {"value": None, "tensors": [], "error": f"{type(exc).__name__}: {exc}", "kind": "internal", "traceback": text}, []
+        except BaseException as exc:  # noqa: BLE001 - the user's (see Server.blame), else a fault of this server
+            try:
+                found = exc if isinstance(exc, Failed) else server.blame(exc)
+            except Exception:  # noqa: BLE001 - an exception that cannot even be examined: drill's to debug
+                found = None
+            if found is not None:
+                out_header, buffers = {"value": None, "tensors": [], "error": str(found), "kind": found.kind}, []
+            else:
+                text = traceback.format_exc()
+                out_header, buffers = {"value": None, "tensors": [], "error": f"{type_name(exc)}: {exception_text(exc)}",
+                                       "kind": "internal", "traceback": text}  # fmt: skip
+                buffers = []
         wire.send(sock, out_header, buffers)

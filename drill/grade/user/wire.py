@@ -34,6 +34,7 @@ FRAME = struct.Struct("!4sIQ")
 MAX_HEADER = 16 << 20
 MAX_PAYLOAD = 1 << 30  # no call of the battery returns anywhere near this much
 MAX_DIMS = 12
+INT_BOUND = 2**63  # a number beyond int64 fits no tensor and overflows a float64 near 10**308: nothing a task returns
 DTYPES = {
     name: getattr(torch, name)
     for name in ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")
@@ -43,6 +44,10 @@ NAMES = {dtype: name for name, dtype in DTYPES.items()}
 
 class WireError(Exception):
     """A message that does not follow this format."""
+
+
+class Unsendable(TypeError):
+    """A value the user's code returned that the wire cannot carry; the message says what it is."""
 
 
 @dataclass(frozen=True)
@@ -98,63 +103,107 @@ class Linear:
     bias: torch.Tensor | None = None
 
 
+@dataclass(frozen=True)
+class RowStrided:
+    """A 2-D tensor for the user side as a row-strided view (``wide[:, :n]`` of a NaN-filled ``[m, n + pad]``
+    buffer): the wire sends contiguous bytes, and kernel tasks must see rows whose stride is not their length."""
+
+    tensor: torch.Tensor
+    pad: int
+
+
 def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, list[bytes]]:
     """(header, buffers). ``fallback(obj) -> Handle`` for objects that are not plain data;
-    ``collect`` receives the tensors in the order the header lists them."""
+    ``collect`` receives the tensors in the order the header lists them.
+
+    On the user side ``value`` is the user's: types are read with ``type()`` (a fake ``__class__``
+    cannot pass for a tensor), containers and numbers through their base class's own methods (a
+    subclass's ``__iter__``, ``__len__``, ``__index__`` never run), tensors with their subclass's
+    ``__torch_function__`` off. What cannot be sent raises :class:`Unsendable`."""
     tensors: list[dict] = []
     buffers: list[bytes] = []
 
     def enc(v, depth=0):
         if depth > 32:
-            raise TypeError("nested too deeply")
-        if v is None or isinstance(v, (bool, int, str)):
+            raise Unsendable("a value nested more than 32 levels deep")
+        kind = type(v)
+        if v is None or kind is bool:
             return v
-        if isinstance(v, float):
-            return v if math.isfinite(v) else {"$f": repr(v)}
-        if isinstance(v, torch.Tensor):
-            tensors.append(_describe(v, buffers))
+        if issubclass(kind, int):  # bool was above: it has no subclasses
+            n = int.__int__(v)
+            if not -INT_BOUND <= n < INT_BOUND:
+                raise Unsendable(f"the integer {_digits(n)}, beyond any tensor's range (|n| < 2**63)")
+            return n
+        if issubclass(kind, float):
+            x = float.__float__(v)
+            return x if math.isfinite(x) else {"$f": repr(x)}
+        if issubclass(kind, str):
+            return str.__str__(v)
+        if issubclass(kind, torch.Tensor):
+            t = plain_tensor(v)
+            tensors.append(_describe(t, buffers))
             if collect is not None:
-                collect.append(v)
+                collect.append(t)
             return {"$t": len(tensors) - 1}
-        if isinstance(v, Handle):
+        if kind is Handle:
             return {"$h": v.id}
-        if isinstance(v, Generator):
+        if kind is Generator:
             return {"$gen": [v.seed, v.device]}
-        if isinstance(v, StepTable):
+        if kind is StepTable:
             return {"$step": enc(v.table, depth + 1)}
-        if isinstance(v, Params):
+        if kind is Params:
             return {"$params": [[enc(d, depth + 1), enc(g, depth + 1)] for d, g in v.pairs]}
-        if isinstance(v, Linear):
+        if kind is RowStrided:
+            return {"$strided": [enc(v.tensor, depth + 1), int(v.pad)]}
+        if kind is Linear:
             return {"$linear": [enc(v.weight, depth + 1), enc(v.bias, depth + 1)]}
-        if isinstance(v, Config):
+        if kind is Config:
             if not all(isinstance(k, str) and _plain(x) for k, x in v.fields):
                 raise TypeError("a config carries names and plain values only")
             return {"$config": [[k, x] for k, x in v.fields]}
-        if isinstance(v, tuple):
-            return {"$tuple": [enc(x, depth + 1) for x in v]}
-        if isinstance(v, list):
-            return [enc(x, depth + 1) for x in v]
-        if isinstance(v, dict) and all(isinstance(k, str) for k in v):
-            return {"$dict": [[k, enc(x, depth + 1)] for k, x in v.items()]}
+        if issubclass(kind, tuple):
+            return {"$tuple": [enc(x, depth + 1) for x in tuple.__iter__(v)]}
+        if issubclass(kind, list):
+            return [enc(x, depth + 1) for x in list.__iter__(v)]
+        if issubclass(kind, dict):
+            items = list(dict.items(v))
+            if all(type(k) is str for k, _ in items):
+                return {"$dict": [[k, enc(x, depth + 1)] for k, x in items]}
         if fallback is not None:
             return {"$h": fallback(v).id}
-        raise TypeError(f"cannot send a {type(v).__name__}")
+        raise Unsendable(f"a {kind.__name__}")
 
     return {"value": enc(value), "tensors": tensors}, buffers
 
 
+def _digits(n: int) -> str:
+    return str(n) if abs(n) < 10**30 else f"{'-' if n < 0 else ''}10**{math.log10(abs(n)):.0f}"
+
+
+def plain_tensor(t: torch.Tensor) -> torch.Tensor:
+    """``t`` as a plain torch.Tensor over the same data, without running a subclass's
+    ``__torch_function__`` or any method it overrides (a returned tensor subclass is the user's code)."""
+    if type(t) is torch.Tensor:
+        return t
+    with torch._C.DisableTorchFunctionSubclass():
+        return torch.Tensor.as_subclass(t, torch.Tensor)
+
+
 def _describe(t: torch.Tensor, buffers: list[bytes]) -> dict:
     if t.layout != torch.strided or t.dtype not in NAMES:
-        raise TypeError(f"cannot send a {t.layout} {t.dtype} tensor")
+        raise Unsendable(f"a {t.layout} {t.dtype} tensor")
     data = t.detach()
-    if type(data) is not torch.Tensor:
-        data = data.as_subclass(torch.Tensor)
+    nbytes = data.numel() * data.element_size()
+    if nbytes > MAX_PAYLOAD:
+        stored = data.untyped_storage().nbytes() if data.device.type != "meta" else 0
+        what = "a view" if stored < nbytes else "a tensor"
+        raise Unsendable(f"{what} of {data.numel():,} elements (shape {list(data.shape)}, {_gib(nbytes)} once copied), more than "
+                         f"drill reads back ({_gib(MAX_PAYLOAD)})")  # fmt: skip
     order = sorted(range(data.dim()), key=lambda d: -data.stride(d))
     perm = None
     if data.dim() > 1 and order != list(range(data.dim())) and data.permute(order).is_contiguous():
         perm, data = order, data.permute(order)  # keep a transposed input transposed
     data = data.cpu().contiguous()
-    nbytes = data.numel() * data.element_size()
     buffers.append(ctypes.string_at(data.data_ptr(), nbytes) if nbytes else b"")
     return {
         "dtype": NAMES[t.dtype],
@@ -163,6 +212,10 @@ def _describe(t: torch.Tensor, buffers: list[bytes]) -> dict:
         "device": str(t.device),
         "grad": bool(t.requires_grad),
     }
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.3g} GiB"
 
 
 def frame(header: dict, buffers: list[bytes]) -> bytes:
@@ -228,6 +281,8 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
     def dec(v, depth=0):
         if depth > 32:
             raise WireError("nested too deeply")
+        if type(v) is int and not -INT_BOUND <= v < INT_BOUND:
+            raise WireError(f"an integer beyond int64 ({_digits(v)})")
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
         if isinstance(v, list):
@@ -279,6 +334,14 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
                 from .params import linear_layer
 
                 return linear_layer(*pair)
+            if tag == "$strided":
+                pair = [dec(inner[0], depth + 1), inner[1]] if recipes and isinstance(inner, list) and len(inner) == 2 else None
+                if pair is None or not (isinstance(pair[0], torch.Tensor) and pair[0].dim() == 2 and pair[0].is_floating_point()
+                                        and type(pair[1]) is int and 1 <= pair[1] <= 64):  # fmt: skip
+                    raise WireError("a $strided recipe without a 2-D float tensor and a pad of 1..64")
+                wide = torch.full((pair[0].shape[0], pair[0].shape[1] + pair[1]), float("nan"), dtype=pair[0].dtype, device=pair[0].device)
+                wide[:, : pair[0].shape[1]] = pair[0]
+                return wide[:, : pair[0].shape[1]]
             if tag == "$config" and isinstance(inner, list) and all(
                 isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and p[0].isidentifier() and _plain(p[1])
                 for p in inner

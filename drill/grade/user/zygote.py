@@ -33,7 +33,7 @@ def _load_package():
 
 
 _load_package()
-from _drill_user import procs, sandbox  # noqa: E402
+from _drill_user import kernel_guard, procs, sandbox  # noqa: E402
 
 PARENT = int(sys.argv[1])
 procs.die_with_parent(PARENT, signal.SIGTERM)
@@ -88,6 +88,7 @@ def child(call_fd: int, out_fd: int, private: str, config: dict) -> None:
         os.dup2(out_fd, 2)
         sandbox.close_descriptors(keep=(call_fd,))
         sandbox.confine(private)
+        kernel_guard.prepare(private, config["devices"])  # before the user's file imports triton
         if config.get("memory"):
             procs.memory_cap(int(config["memory"]))
         server.serve(socket.socket(fileno=call_fd), config["devices"])

@@ -206,6 +206,7 @@ class CrossEntropyTask:
             CheckDef("numerical.smoothing-ignored", "numerical",
                      partial(numerical_check, ctx, BTC, 5, 3, label_smoothing=0.3)),  # fmt: skip
             CheckDef("numerical.float64", "numerical", partial(numerical_check, ctx, BTC, 6, 2, torch.float64, label_smoothing=0.2)),
+            CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, ctx.sizes(300, (1, 5), (3, 9), (3, 40)), 9, 1)),
         ]
         if ctx.device.type == "cuda":
             defs += [

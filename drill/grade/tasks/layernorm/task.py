@@ -96,9 +96,9 @@ def compare(ctx: Context, label, x64, weight64, bias64, dtype, eps=None):
     return label, run(ctx, *args, eps), truth, same  # the user's call last: it may modify its inputs
 
 
-def numerical_check(ctx: Context, dtype, offset: int):
-    x = ctx.randn(*X, gen=ctx.generator(100 + offset), dtype=torch.float64)
-    weight, bias = params(ctx, D, 150 + offset)
+def numerical_check(ctx: Context, dtype, offset: int, shape=X):
+    x = ctx.randn(*shape, gen=ctx.generator(100 + offset), dtype=torch.float64)
+    weight, bias = params(ctx, shape[-1], 150 + offset)
     return against_truth([compare(ctx, "output", x, weight, bias, dtype)])
 
 
@@ -225,6 +225,8 @@ class LayerNormTask:
         for dtype in ctx.dtypes:
             prefix = dtype_id("numerical", dtype)
             defs += [CheckDef(f"{prefix}.seed{i}", "numerical", partial(numerical_check, ctx, dtype, i)) for i in range(2)]
+            drawn = ctx.sizes(300, (1, 5), (2, 9), (3, 40))  # a shape drawn from the seed
+            defs.append(CheckDef(f"{prefix}.drawn", "numerical", partial(numerical_check, ctx, dtype, 9, drawn)))
         x = ctx.randn(*X, gen=ctx.generator(600))
         weight, bias = params(ctx, D, 601, torch.float32)
         return defs + [

@@ -10,6 +10,7 @@ implementation differs by rounding only, so the tolerance is 1e-9 of max_lr.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from functools import partial
 
@@ -77,6 +78,22 @@ def steps_check(ctx: Context, config: dict, steps, what: str, keywords: bool = F
         if not math.isfinite(got) or abs(got - expected) > REL * config["max_lr"]:
             return outcome("fail", f"step {step} ({describe(config)}): expected {expected:.6g}, got {got:.6g}")
     return outcome("pass", f"{what}: {len(steps)} steps exact ({describe(config)})")
+
+
+def drawn_config(ctx: Context) -> tuple[dict, tuple[int, ...]]:
+    """A configuration and steps drawn from the grade's seed: warmup, decay, the end and past it."""
+    rng = random.Random(ctx.seed * 1000 + 300)
+    w = rng.randint(2, 60)
+    t = w + rng.randint(5, 900)
+    max_lr = round(10 ** rng.uniform(-5, 0), 8)
+    config = dict(warmup_steps=w, total_steps=t, max_lr=max_lr, min_lr=round(max_lr * rng.uniform(0.01, 0.5), 10))
+    steps = sorted({0, rng.randrange(1, w), w, t, t + rng.randint(1, 50), *(rng.randint(w + 1, t - 1) for _ in range(6))})
+    return config, tuple(steps)
+
+
+def drawn_check(ctx: Context):
+    config, steps = drawn_config(ctx)
+    return steps_check(ctx, config, steps, "a configuration drawn from the seed")
 
 
 def type_check(ctx: Context):
@@ -156,6 +173,7 @@ class LrScheduleTask:
             CheckDef("numerical.midpoint", "numerical", partial(steps_check, ctx, BASE, ((w + t) // 2,), "(max_lr + min_lr) / 2 halfway")),
             CheckDef("numerical.end", "numerical", partial(steps_check, ctx, BASE, (t,), "min_lr at step total_steps")),
             CheckDef("numerical.min-lr-default", "numerical", partial(steps_check, ctx, no_min, (0, 4, 10, 55, 100, 130), "min_lr omitted (0.0)")),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("numerical.llm-scale", "numerical", partial(steps_check, ctx, paper, (1000, 2000, 77_000, 102_000), "2k warmup, 100k decay")),
             CheckDef("stability.after-total", "stability", partial(steps_check, ctx, BASE, (t + 1, t + 7, 2 * t, 10 * t), "flat min_lr after total_steps")),
             CheckDef("stability.monotone-bounded", "stability", partial(bounds_check, ctx)),

@@ -230,6 +230,7 @@ class RmsNormTask:
             CheckDef("numerical.eps-default", "numerical", partial(eps_check, ctx, None)),
             CheckDef("numerical.eps-1e-4", "numerical", partial(eps_check, ctx, 1e-4)),
             CheckDef("numerical.wide-rows", "numerical", partial(numerical_check, ctx, torch.float32, 7, 3.0, (3, 4, 64))),
+            CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, torch.float32, 8, 1.0, ctx.sizes(300, (1, 5), (2, 9), (3, 40)))),
             CheckDef("gradient.x-weight", "gradient", partial(gradient_check, ctx)),
             CheckDef("mask-leak.rows", "mask-leak", partial(rows_check, ctx)),
             CheckDef("stability.float16-large", "stability", partial(half_overflow_check, ctx)),

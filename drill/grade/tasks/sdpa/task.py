@@ -75,18 +75,27 @@ def shape_check(ctx: Context, qs, ks, vs, ms, non_contiguous):
     return outcome("pass", f"output {list(out.shape)}")
 
 
+def drawn_shapes(ctx: Context, offset: int):
+    """(q, k, v, mask) shapes drawn from the grade's seed: B, H, Tq, Tk, head dim and value dim all differ."""
+    b, h, tq, tk, d, dv = ctx.sizes(300 + offset, (1, 4), (1, 6), (1, 12), (2, 12), (2, 16), (2, 16))
+    return (b, h, tq, d), (b, h, tk, d), (b, h, tk, dv), (b, 1, tq, tk)
+
+
 def numerical_check(ctx: Context, dtype, offset: int):
+    """The fixed shapes, then shapes drawn from the seed."""
     gen = ctx.generator(100 + offset)
-    q, k, v = (ctx.randn(*s, gen=gen, dtype=torch.float64) for s in (Q, K, V))
     pairs = []
-    for mask in (None, random_mask(MASK, gen, ctx.device)):
-        out, weights = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), mask)
-        truth, truth_w = reference(q, k, v, mask, torch.float64)
-        same, same_w = reference(q, k, v, mask, dtype)
-        label = "output" if mask is None else "masked output"
-        pairs.append((label, out, truth, same))
-        if weights is not None:
-            pairs.append((label.replace("output", "weights"), weights, truth_w, same_w))
+    for qs, ks, vs, ms in ((Q, K, V, MASK), drawn_shapes(ctx, offset)):
+        q, k, v = (ctx.randn(*s, gen=gen, dtype=torch.float64) for s in (qs, ks, vs))
+        where = "" if qs == Q else f" at q {list(qs)}, k {list(ks)}, v {list(vs)}"
+        for mask in (None, random_mask(ms, gen, ctx.device)):
+            out, weights = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), mask)
+            truth, truth_w = reference(q, k, v, mask, torch.float64)
+            same, same_w = reference(q, k, v, mask, dtype)
+            label = ("output" if mask is None else "masked output") + where
+            pairs.append((label, out, truth, same))
+            if weights is not None:
+                pairs.append((label.replace("output", "weights"), weights, truth_w, same_w))
     return against_truth(pairs)
 
 

@@ -229,6 +229,8 @@ class SoftmaxTask:
                 CheckDef(f"{prefix}.{name}", "numerical", partial(numerical_check, ctx, shape, dim, dtype, i))
                 for i, (name, shape, dim) in enumerate(NUMERICAL_CASES)
             ]
+            drawn = ctx.sizes(300, (1, 5), (2, 9), (3, 17))  # a shape and a dim drawn from the seed
+            defs.append(CheckDef(f"{prefix}.drawn", "numerical", partial(numerical_check, ctx, drawn, ctx.sizes(301, (0, 2))[0], dtype, 9)))
             grad_id = dtype_id("gradient", dtype, "gradient.x")
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         x = ctx.randn(4, 6, gen=ctx.generator(700))

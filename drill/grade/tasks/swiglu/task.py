@@ -222,6 +222,8 @@ class SwiGLUTask:
 
         return defs + [
             CheckDef("numerical.scale-3", "numerical", partial(numerical_check, ctx, torch.float32, 5, (3, 4, D_MODEL), 3.0)),
+            CheckDef("numerical.drawn", "numerical",
+                     partial(numerical_check, ctx, torch.float32, 9, (*ctx.sizes(300, (1, 5), (2, 12), avoid=(D_MODEL, D_FF)), D_MODEL))),  # fmt: skip
             CheckDef("gradient.x-and-weights", "gradient", partial(gradient_check, ctx)),
             CheckDef("mask-leak.rows", "mask-leak", partial(rows_check, ctx)),
             CheckDef("stability.large-inputs", "stability", partial(large_check, ctx)),
