@@ -488,11 +488,13 @@ def whiteboard_cmd(
     import os
 
     from drill import store, streak
+    from drill.grade.kernel_env import require_triton
     from drill.views import whiteboard_view
     from drill.whiteboard import session
 
     conn, lang = store.connect(), resolve_lang(lang)
     exercise = session.pick_task(conn, task)
+    require_triton(exercise.id)  # a kernel task without Triton: how to get it, before a template is written
     path = file or Path(f"drill_{exercise.id}.py")
     resumed = session.prepare(exercise, path)
     if editor:
@@ -678,7 +680,7 @@ def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = Non
 
 @command(app, "doctor", example="drill doctor")
 def doctor(lang: LangOpt = None, bank: BankOpt = None) -> None:
-    """Show the data folder, loaded banks, Python, torch and CUDA."""
+    """Show the data folder, loaded banks, Python, torch, CUDA and Triton."""
     import platform
 
     from rich.markup import escape
@@ -702,19 +704,23 @@ def doctor(lang: LangOpt = None, bank: BankOpt = None) -> None:
     from drill.views.doctor_view import print_sandbox
 
     print_sandbox(sandbox.available(), lang)
-    build = torch_info.installed()
+    from drill.grade.kernel_env import triton_version
+    from drill.views.doctor_view import print_triton
+
+    build, device = torch_info.installed(), ""
     if build is None:
         line("torch", word("no_torch", lang), lang)
-        return
-    line("torch", escape(build.version), lang)
-    if build.cuda is None:
-        line("cuda", word("cuda_no", lang, build=word("cpu_only", lang)), lang)
-        return
-    device = torch_info.cuda_device()
-    if device is None:
-        line("cuda", word("cuda_slow", lang, seconds=f"{torch_info.DEVICE_TIMEOUT_S:g}"), lang)
     else:
-        line("cuda", word("cuda_yes", lang, name=escape(device)) if device else word("cuda_no", lang, build=build.cuda), lang)
+        line("torch", escape(build.version), lang)
+        if build.cuda is None:
+            line("cuda", word("cuda_no", lang, build=word("cpu_only", lang)), lang)
+        else:
+            device = torch_info.cuda_device()
+            if device is None:
+                line("cuda", word("cuda_slow", lang, seconds=f"{torch_info.DEVICE_TIMEOUT_S:g}"), lang)
+            else:
+                line("cuda", word("cuda_yes", lang, name=escape(device)) if device else word("cuda_no", lang, build=build.cuda), lang)
+    print_triton(triton_version(), bool(device), lang)
 
 
 def main() -> None:

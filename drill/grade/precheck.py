@@ -13,6 +13,7 @@ import ast
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from drill.grade.kernel_env import require_triton
 from drill.grade.report import Check, Report
 from drill.grade.tasks import TASKS, TaskSpec, detect
 
@@ -30,6 +31,8 @@ def precheck(path: Path, task: str | None, device: str) -> Report | None:
         return None
     names = defined_names(tree)
     spec = TASKS[task] if task else detect(names)
+    if spec is not None:
+        require_triton(spec.name)  # a detected kernel task without Triton: how to get it, not the user side's ImportError
     if spec is not None and spec.entry in names:
         return None
     wanted = [spec] if spec else list(TASKS.values())

@@ -10,6 +10,7 @@ from pathlib import Path
 from drill.errors import DrillError
 from drill.grade.benchfit import BenchResult
 from drill.grade.isolation import Event, Worker
+from drill.grade.kernel_env import require_triton
 from drill.grade.precheck import precheck
 from drill.grade.report import Report
 from drill.grade.tasks import TASKS
@@ -68,6 +69,8 @@ def make_request(
         from drill.suggest import hint
 
         raise DrillError(f"unknown task {task!r}{hint(task, TASKS)} (tasks: {', '.join(TASKS)})")
+    if task is not None:
+        require_triton(task)
     if device not in DEVICES:
         raise DrillError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
     if timeout <= 0:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from drill.errors import DrillError
+from drill.grade.kernel_env import is_kernel_task, triton_version
 from drill.grade.run import DEFAULT_TIMEOUT, make_request
 from drill.grade.tasks import TASKS
 
@@ -77,6 +78,7 @@ class Row:
 class Selftest:
     device: str
     rows: list[Row]
+    skipped: list[str] = field(default_factory=list)  # kernel tasks left out: Triton is not installed
 
     @property
     def ok(self) -> bool:
@@ -94,6 +96,7 @@ class Selftest:
             "solutions": {"agree": sol_ok, "total": sol_n},
             "mutants": {"named": mut_ok, "total": mut_n},
             "rows": [r.to_dict() for r in self.rows],
+            "skipped": self.skipped,
         }
 
 
@@ -125,6 +128,8 @@ def run_selftest(
     from drill.grade.isolation import JudgeFailed, Worker
 
     todo = selected if selected is not None else cases(task)
+    skipped = [] if task or triton_version() else sorted({c.task for c in todo if is_kernel_task(c.task)})
+    todo = [c for c in todo if c.task not in skipped]
     make_request(todo[0].path, device=device) if todo else None  # a bad --device is refused before the judge starts
     rows: list[Row] = []
     used = device
@@ -148,4 +153,4 @@ def run_selftest(
             on_row(row, len(todo))
     finally:
         worker.close()
-    return Selftest(device=used, rows=rows)
+    return Selftest(device=used, rows=rows, skipped=skipped)

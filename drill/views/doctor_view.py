@@ -15,6 +15,7 @@ LABELS = {
     "torch": ("torch", "torch"),
     "cuda": ("cuda", "CUDA"),
     "sandbox": ("sandbox", "沙箱"),
+    "triton": ("triton", "Triton"),
 }
 PROTECTIONS = {  # drill.grade.user.sandbox.available()'s names: what each keeps from the code drill grades
     "non-dumpable drill processes": ("drill's processes closed to /proc (non-dumpable)", "drill 的进程对 /proc 关闭（不可转储）"),
@@ -29,6 +30,10 @@ WORDS = {
     "cuda_yes": ("yes ({name})", "可用（{name}）"),
     "cuda_no": ("no (torch build: {build})", "不可用（torch 构建：{build}）"),
     "cpu_only": ("CPU only", "仅 CPU"),
+    "no_triton": ("not installed (needed only by the kernels track: {how})", "未安装（只有 kernel 题需要：{how}）"),
+    "compiled": ("{version}: kernels compiled for the GPU", "{version}：kernel 为 GPU 编译运行"),
+    "interpreted": ("{version}: kernels run under Triton's interpreter on CPU (no GPU here), graded but not timed",
+                    "{version}：没有 GPU，kernel 在 CPU 上由 Triton 解释器运行，可以评分但不计时"),
     "cuda_slow": ("unknown: torch took over {seconds} s to start in a child process", "未知：子进程里启动 torch 超过了 {seconds} 秒"),
 }
 
@@ -57,3 +62,13 @@ def print_sources(bank, lang: str) -> None:
     for path in bank.files:
         n = sum(1 for p, _ in bank.origins.values() if p == path)
         out.print(f"  {escape(str(path))}  [dim]({word('questions', lang, n=n)})[/]")
+
+
+def print_triton(version: str | None, gpu: bool, lang: str) -> None:
+    """Whether the kernels track runs here, and how: compiled on a GPU, else interpreted on CPU."""
+    from drill.grade.kernel_env import HOW_TO_GET
+
+    if version is None:
+        line("triton", word("no_triton", lang, how=escape(HOW_TO_GET)), lang)
+    else:
+        line("triton", word("compiled" if gpu else "interpreted", lang, version=escape(version)), lang)

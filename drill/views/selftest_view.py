@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from drill.grade.kernel_env import HOW_TO_GET
 from drill.grade.selftest import Row, Selftest
 from drill.views.console import err, out
 
@@ -30,6 +31,7 @@ TEXT = {
         "[bold red]SELFTEST FAILED[/]: {n} file(s) graded differently from what they must get (✗ rows above); please report it",
         "[bold red]自检失败[/]：有 {n} 个文件的评分结果与预期不符（见上表 ✗ 行），请提交问题报告",
     ),
+    "skipped": ("[yellow]skipped[/] {tasks}: Triton is not installed ({how})", "[yellow]已跳过[/] {tasks}：没有安装 Triton（{how}）"),
     "grading": ("grading {file}", "正在评分 {file}"),
     "starting": ("starting the grader (import torch)", "正在启动评分器（导入 torch）"),
 }
@@ -72,4 +74,6 @@ def print_selftest(result: Selftest, as_json: bool, lang: str = "en") -> None:
     (sol_ok, sol_n), (mut_ok, mut_n) = result.counts("solution"), result.counts("mutant")
     out.print(_t("summary", lang, sol_ok=sol_ok, sol_n=sol_n, mut_ok=mut_ok, mut_n=mut_n))
     bad = sum(not r.ok for r in result.rows)
+    if result.skipped:
+        out.print(_t("skipped", lang, tasks=", ".join(result.skipped), how=escape(HOW_TO_GET)))
     out.print(_t("bad", lang, n=bad) if bad else _t("ok", lang))

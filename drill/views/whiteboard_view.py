@@ -213,6 +213,7 @@ TRACK_NAMES = {
     "tokenization": ("tokenization", "分词"),
     "ml fundamentals": ("ML fundamentals", "机器学习基础"),
     "systems": ("systems", "分布式系统"),
+    "kernels": ("kernels", "算子"),
 }
 
 

@@ -21,7 +21,7 @@ from drill.errors import DrillError
 FOLDER = Path(__file__).resolve().parents[1] / "grade" / "tasks"  # not imported: `drill` alone must not load drill.grade
 FORMAT_VERSION = 1
 HINTS = 3
-TRACKS = ("attention", "positions", "inference", "building blocks", "training", "alignment", "decoding", "tokenization", "ml fundamentals", "systems")
+TRACKS = ("attention", "positions", "inference", "building blocks", "training", "alignment", "decoding", "tokenization", "ml fundamentals", "systems", "kernels")
 LEVELS = ("L1", "L2", "L3")
 
 

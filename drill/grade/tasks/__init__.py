@@ -65,17 +65,42 @@ register(TaskSpec("quantize", "quantize_int8"))
 register(TaskSpec("lora", "LoRALinear"))
 register(TaskSpec("moe", "MoE"))
 register(TaskSpec("grpo", "grpo_loss"))
+# Whiteboard V, group A (ML fundamentals)
+register(TaskSpec("dropout", "dropout"))
+register(TaskSpec("logistic_regression", "fit_logistic_regression"))
+register(TaskSpec("batchnorm", "BatchNorm"))
+register(TaskSpec("mlp_backward", "mlp_forward_backward"))
+# Whiteboard V, group B (metrics and losses)
+register(TaskSpec("auc", "roc_auc"))
+register(TaskSpec("clip_loss", "clip_loss"))
+register(TaskSpec("kd_loss", "kd_loss"))
+register(TaskSpec("kmeans", "kmeans"))
+# Whiteboard V, group C (RL, retrieval, SFT)
+register(TaskSpec("sft_loss", "sft_loss"))
+register(TaskSpec("topk_retrieval", "topk_cosine"))
+register(TaskSpec("ppo", "compute_gae"))
+register(TaskSpec("grpo_successors", "dapo_loss"))
+# Whiteboard V, group D (blocks and systems)
+register(TaskSpec("encoder_layer", "EncoderLayer"))
+register(TaskSpec("llama_block", "LlamaBlock"))
+register(TaskSpec("pipeline_1f1b", "schedule_1f1b"))
+# Kernels track (issue 25)
+register(TaskSpec("triton_softmax", "softmax"))
+register(TaskSpec("triton_rmsnorm", "rms_norm"))
+register(TaskSpec("triton_cumsum", "cumsum"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)
 
 # A file may define helpers named like simpler tasks (a block built on its own
 # CausalSelfAttention, an MHA calling its own scaled_dot_product_attention): composites win.
-DETECT_ORDER = ("block", "mla", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "attention_backward", "sliding_window", "alibi", "linear_attention", "flash", "rope", "padding", "sdpa", "cross_entropy", "softmax")
+DETECT_ORDER = ("llama_block", "encoder_layer", "block", "mla", "kv_cache", "gqa", "cross", "causal", "mha", "flash_decoding", "paged_attention", "attention_backward", "sliding_window", "alibi", "linear_attention", "flash", "rope", "padding", "sdpa", "sft_loss", "clip_loss", "kd_loss", "cross_entropy", "softmax")
 
 
 def detect(names) -> TaskSpec | None:
     """The most composite task whose entry point the file defines."""
     defined = set(names)
     ordered = [TASKS[name] for name in DETECT_ORDER if name in TASKS] + [s for s in TASKS.values() if s.name not in DETECT_ORDER]
+    if "triton" in defined:  # a file that imports triton is a kernel task's: its softmax is triton_softmax's
+        ordered.sort(key=lambda spec: not spec.name.startswith("triton_"))
     return next((spec for spec in ordered if spec.entry in defined), None)

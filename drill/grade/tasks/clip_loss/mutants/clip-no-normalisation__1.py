@@ -1,0 +1,8 @@
+import torch
+import torch.nn.functional as F
+
+
+def clip_loss(image_features, text_features, logit_scale):
+    logits = logit_scale * image_features @ text_features.T
+    labels = torch.arange(logits.shape[0], device=logits.device)
+    return (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2

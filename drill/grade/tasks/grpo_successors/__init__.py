@@ -1,0 +1,1 @@
+"""The ``grpo_successors`` task: everything about it lives in this folder (see drill/grade/tasks/__init__.py)."""

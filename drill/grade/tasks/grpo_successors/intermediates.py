@@ -1,0 +1,84 @@
+"""What ``drill grade --trace`` compares the user's dapo_loss against: one group of G = 4 completions of 5, 3, 1 and 4
+tokens (T = 5), eps_low = 0.15 and eps_high = 0.35 (neither a default, so a hard-coded one shows), ratios on both
+sides of the range, none within 1e-2 of its edges. The steps: the log-ratio, the ratio, its clip, both surrogates (and
+their negatives), their min, masked, summed per completion and over the group, the valid tokens and the mean. When a
+gspo_loss check failed (dapo traced clean), gspo_loss is traced on the same group, eps = 0.2: the masked log-ratio,
+its sum per completion, the lengths, the mean log-ratio, the sequence ratio, its clip, both surrogates, their min.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from drill.grade.tasks.grpo_successors.task import ENTRY_GSPO, GSPO_CHECKS
+from drill.grade.trace_match import Case
+
+G, T = 4, 5
+LENGTHS = (5, 3, 1, 4)
+LOW, HIGH, EPS = 0.15, 0.35, 0.2
+
+ZH = {"logp - old_logp": "对数比 logp - old_logp", "ratio": "比率 ratio", "clipped ratio": "裁剪后的 ratio",
+      "ratio·A": "ratio·A（未裁剪项）", "clip(ratio)·A": "clip(ratio)·A（裁剪项）", "-ratio·A": "-ratio·A（未裁剪项取负）",
+      "-clip(ratio)·A": "-clip(ratio)·A（裁剪项取负）", "objective = min(ratio·A, clip(ratio)·A)": "目标 objective = min(ratio·A, clip(ratio)·A)",
+      "-objective": "-objective（目标取负）", "masked loss": "乘上 mask 的 loss", "masked loss summed per completion": "每个回答的 masked loss 之和",
+      "sum over the valid tokens": "所有有效 token 的 loss 之和", "valid tokens": "有效 token 数", "logp": "logp（当前策略的 log-prob）",
+      "advantages": "advantages（优势）", "masked log-ratio": "乘上 mask 的对数比", "log-ratio summed per completion": "每个回答的对数比之和",
+      "completion lengths": "各回答的长度", "mean log-ratio per completion": "每个回答的平均对数比",
+      "sequence ratio": "序列级 ratio"}  # fmt: skip
+
+
+def own_zh(steps) -> dict[str, str]:
+    return {name: ZH[name] for name, _ in steps if name in ZH}
+
+
+def inputs():
+    gen = torch.Generator().manual_seed(7)
+    logp = -1.5 + 0.5 * torch.randn(G, T, generator=gen, dtype=torch.float64)
+    delta = 0.3 * torch.randn(G, T, generator=gen, dtype=torch.float64)
+    edges = torch.tensor([math.log(1 - LOW), math.log(1 + HIGH), math.log(1 - EPS), math.log(1 + EPS)], dtype=torch.float64)
+    old = logp - torch.where((delta[..., None] - edges).abs().amin(-1) < 1e-2, delta + 3e-2, delta)
+    adv = torch.randn(G, generator=gen, dtype=torch.float64)
+    mask = torch.arange(T)[None, :] < torch.tensor(LENGTHS)[:, None]
+    return logp, old, adv, mask
+
+
+def surrogate_steps(ratio, clipped, a):
+    objective = torch.min(ratio * a, clipped * a)
+    return objective, [("ratio·A", ratio * a), ("clip(ratio)·A", clipped * a), ("-ratio·A", -ratio * a), ("-clip(ratio)·A", -clipped * a),
+                       ("objective = min(ratio·A, clip(ratio)·A)", objective), ("-objective", -objective)]  # fmt: skip
+
+
+def case(ctx) -> Case:
+    logp, old, adv, mask = inputs()
+    a = adv[:, None]
+    ratio = torch.exp(logp - old)
+    clipped = ratio.clamp(1 - LOW, 1 + HIGH)
+    objective, surrogates = surrogate_steps(ratio, clipped, a)
+    masked = -objective * mask
+    steps = [("logp", logp), ("old_logp", old), ("advantages", adv), ("logp - old_logp", logp - old), ("ratio", ratio),
+             ("clipped ratio", clipped), *surrogates, ("masked loss", masked), ("masked loss summed per completion", masked.sum(1)),
+             ("sum over the valid tokens", masked.sum()), ("valid tokens", mask.sum().double()), ("output", masked.sum() / mask.sum())]  # fmt: skip
+    factors = [(T * G / sum(LENGTHS), "divided by every position, padding included", "除以了全部位置数，padding 也算进去了")]
+    return Case(ctx.entry, (logp, old, adv, mask), steps, kwargs={"eps_low": LOW, "eps_high": HIGH}, factors=factors, zh=own_zh(steps))
+
+
+def stress(ctx, failed: set[str]) -> list[Case]:
+    """gspo_loss on the same group, when one of its checks failed."""
+    handle = ctx.user.entry(ENTRY_GSPO) if failed & GSPO_CHECKS else None
+    if handle is None:
+        return []
+    logp, old, adv, mask = inputs()
+    diff = (logp - old) * mask
+    lengths = mask.sum(1).double()
+    mean = diff.sum(1) / lengths
+    ratio = mean.exp()
+    clipped = ratio.clamp(1 - EPS, 1 + EPS)
+    objective, surrogates = surrogate_steps(ratio, clipped, adv)
+    steps = [("logp", logp), ("old_logp", old), ("advantages", adv), ("logp - old_logp", logp - old), ("masked log-ratio", diff),
+             ("log-ratio summed per completion", diff.sum(1)), ("completion lengths", lengths), ("mean log-ratio per completion", mean),
+             ("sequence ratio", ratio), ("clipped ratio", clipped), *surrogates, ("output", -objective.mean())]  # fmt: skip
+    factors = [(T / l, "averaged over every position, padding included", "在全部位置上求了平均，padding 也算进去了") for l in sorted(set(LENGTHS)) if l != T]
+    label = (f"gspo_loss(logp, old_logp, advantages, mask, eps={EPS})", f"调用 gspo_loss(logp, old_logp, advantages, mask, eps={EPS}) 函数")
+    return [Case(handle, (logp, old, adv, mask), steps, kwargs={"eps": EPS}, factors=factors, zh=own_zh(steps), label=label)]

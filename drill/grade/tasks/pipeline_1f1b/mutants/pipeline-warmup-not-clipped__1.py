@@ -1,0 +1,10 @@
+def schedule_1f1b(n_stages, n_microbatches):
+    schedule = []
+    for s in range(n_stages):
+        warmup = n_stages - s - 1  # BUG: more warm-up forwards than micro-batches when m < p
+        ops = [("F", i) for i in range(warmup)]
+        for i in range(n_microbatches - warmup):
+            ops += [("F", warmup + i), ("B", i)]
+        ops += [("B", i) for i in range(n_microbatches - warmup, n_microbatches)]
+        schedule.append(ops)
+    return schedule
