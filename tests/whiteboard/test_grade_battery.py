@@ -16,7 +16,7 @@ from drill.grade.report import CATEGORIES, STATUSES
 from whiteboard_impls import BROKEN, CORRECT, IMPLS, expected_code, mutant
 
 # A bool mask has no gradient; rope and softmax mix no positions, so nothing can leak; an AUC counts ranks and k-means picks argmins: no gradient, and k-means has no mask.
-NOT_APPLICABLE = {"auc": {"gradient"}, "kmeans": {"gradient", "mask-leak"}, "padding": {"gradient"}, "sinusoidal": {"gradient", "mask-leak"}, "rope": {"mask-leak"}, "softmax": {"mask-leak"}, "sampling": {"gradient"}, "speculative": {"gradient"}, "bpe": {"gradient", "mask-leak", "stability"}, "lr_schedule": {"gradient", "mask-leak"}, "grad_clip": {"gradient", "mask-leak"}, "beam_search": {"gradient", "mask-leak"}, "triton_softmax": {"gradient"}, "triton_rmsnorm": {"gradient"}, "triton_cumsum": {"gradient", "stability"}, "pipeline_1f1b": {"gradient", "mask-leak"}}  # a forward kernel: no autograd
+NOT_APPLICABLE = {"auc": {"gradient"}, "ring_allreduce": {"gradient", "mask-leak"}, "kmeans": {"gradient", "mask-leak"}, "padding": {"gradient"}, "sinusoidal": {"gradient", "mask-leak"}, "rope": {"mask-leak"}, "softmax": {"mask-leak"}, "sampling": {"gradient"}, "speculative": {"gradient"}, "bpe": {"gradient", "mask-leak", "stability"}, "lr_schedule": {"gradient", "mask-leak"}, "grad_clip": {"gradient", "mask-leak"}, "beam_search": {"gradient", "mask-leak"}, "triton_softmax": {"gradient"}, "triton_rmsnorm": {"gradient"}, "triton_cumsum": {"gradient", "stability"}, "pipeline_1f1b": {"gradient", "mask-leak"}}  # a forward kernel: no autograd
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)

