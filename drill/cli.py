@@ -168,7 +168,7 @@ def bank_validate(paths: Annotated[list[Path], typer.Argument(help="Bank files o
     from drill.bank.load import default_paths, load_paths
     from drill.views.console import out
 
-    loaded = load_paths(default_paths(paths), use_cache=False, lint=True)
+    loaded = load_paths(default_paths(paths), use_cache=False, lint=True, linted=paths)
     out.print(f"ok: {len(loaded.questions)} questions in {len(loaded.files)} files")
 
 

@@ -155,7 +155,7 @@ def weekly(conn: sqlite3.Connection, today: date, day_start_hour: int, weeks: in
         {"shift": f"-{day_start_hour} hours", "first": first.isoformat(), "start": f"{first.isoformat()}T{day_start_hour:02d}:00:00"},
     )
     for topic, week, n, correct in rows:
-        if 0 <= week < weeks:  # a clock far ahead (another machine's) is no week of this chart
+        if week is not None and 0 <= week < weeks:  # a clock far ahead (another machine's), or no time at all, is no week here
             chart = found.setdefault(topic, [Accuracy(monday.isoformat(), 0, 0) for monday in mondays])
             chart[week] = Accuracy(mondays[week].isoformat(), n, correct or 0)
     return mondays, dict(sorted(found.items()))

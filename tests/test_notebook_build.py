@@ -19,7 +19,7 @@ from drill.notebook.build import contract  # noqa: E402
 from test_zh_screens import english_fragments  # noqa: E402
 
 TASKS = Path(__file__).resolve().parents[1] / "drill" / "grade" / "tasks"
-TRACKS = ("attention", "positions", "inference", "building blocks", "training", "alignment", "decoding", "tokenization", "ml fundamentals", "systems")
+TRACKS = ("attention", "positions", "inference", "building blocks", "training", "alignment", "decoding", "tokenization", "ml fundamentals", "systems", "kernels")
 
 
 def drill(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -140,8 +140,9 @@ GENERIC_SHARE = 0.5
 GENERIC_MIN_TOPIC = 10
 
 
-def generic_keyword_problems(questions: list) -> dict[str, list[Problem]]:
-    """By question id: keywords of open questions that most reference answers of the topic contain.
+def generic_keyword_problems(questions: list, linted: set[str] | None = None) -> dict[str, list[Problem]]:
+    """By question id (those in ``linted``, default all): keywords of open questions that most reference
+    answers of the topic contain.
 
     Such a keyword ticks its key point whatever the candidate said about it, which is how
     ``phi-1 … and WRAP`` came to be ticked for an answer naming neither; a tick must rest on words
@@ -149,7 +150,7 @@ def generic_keyword_problems(questions: list) -> dict[str, list[Problem]]:
     """
     from collections import defaultdict
 
-    from drill.answers import _fold_formula, keyword_pattern
+    from drill.answers import _GAP, _fold_formula, keyword_pattern
 
     by_topic: dict[str, list] = defaultdict(list)
     for q in questions:
@@ -159,14 +160,15 @@ def generic_keyword_problems(questions: list) -> dict[str, list[Problem]]:
         if len(group) < GENERIC_MIN_TOPIC:
             continue
         answers = [_fold_formula(q.answer.en) + "\n" + _fold_formula(q.answer.zh) for q in group]
+        gapless = [text.replace(_GAP, "") for text in answers]  # a keyword's letters in a row: needed for its pattern to match
         share: dict[str, float] = {}
-        for q in (q for q in group if q.type == "open"):
+        for q in (q for q in group if q.type == "open" and (linted is None or q.id in linted)):
             for i, point in enumerate(q.key_points):
                 for lang in ("en", "zh"):
                     for j, word in enumerate(getattr(point.keywords, lang)):
                         if word not in share:
-                            pattern = keyword_pattern(word)
-                            share[word] = sum(1 for text in answers if pattern.search(text)) / len(answers)
+                            pattern, letters = keyword_pattern(word), _fold_formula(word).replace(_GAP, "")
+                            share[word] = sum(1 for text, bare in zip(answers, gapless) if letters in bare and pattern.search(text)) / len(answers)
                         if share[word] >= GENERIC_SHARE:
                             why = f"{word!r} is in {share[word]:.0%} of the {topic} reference answers, so it ticks this key point whatever was said; use a word only a right answer contains"
                             found[q.id].append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: {why}"))

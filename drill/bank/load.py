@@ -368,12 +368,14 @@ def _load_file(path: Path, real: Path, problems: list[str], use_cache: bool) -> 
     return file, questions
 
 
-def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False) -> Bank:
+def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False, linted: list[Path] | None = None) -> Bank:
     """Load every bank in ``paths``; raise :class:`BankError` listing every problem found.
 
     ``use_cache=False`` (``drill bank validate``) re-validates every file from its YAML;
     ``lint=True`` adds the validator-only rules: keyword quality, rendering, self-contained prompts
-    and near-duplicate prompts.
+    and near-duplicate prompts, for the questions of the files under ``linted`` (default: all).
+    Checking one's own bank then costs what that bank costs, not a re-lint of the bundled one
+    (whose questions still count for ids, topics and near duplicates).
     """
     bank, problems = Bank(), []
     files: dict[Path, _File] = {}
@@ -412,13 +414,18 @@ def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False) ->
                 path, index = bank.origins[qid]
                 problems.append(files[path].problem(["questions", index, "follow_ups", j], f"question {qid!r}: follow_ups names unknown id {target!r}"))
     if lint:
-        problems += _lint(bank, files)
+        problems += _lint(bank, files, linted)
     if problems:
         raise BankError(problems)
     return bank
 
 
-def _lint(bank: Bank, files: dict[Path, _File]) -> list[str]:
+def _under(path: Path, roots: list[Path]) -> bool:
+    real = path.resolve()
+    return any(real == root or root in real.parents for root in roots)
+
+
+def _lint(bank: Bank, files: dict[Path, _File], linted: list[Path] | None) -> list[str]:
     from drill.bank.checks import generic_keyword_problems, keyword_problems, reference_problems, render_problems
     from drill.bank.duplicates import near_duplicates
 
@@ -428,14 +435,20 @@ def _lint(bank: Bank, files: dict[Path, _File]) -> list[str]:
 
     problems = []
     questions = list(bank.questions.values())
-    generic = generic_keyword_problems(questions)
+    roots = [root.resolve() for root in linted] if linted is not None else None
+    mine = {qid for qid, (path, _) in bank.origins.items() if roots is None or _under(path, roots)}
+    generic = generic_keyword_problems(questions, mine)
     for qid, question in bank.questions.items():
+        if qid not in mine:
+            continue
         found = [*keyword_problems(question), *generic.get(qid, []), *render_problems(question), *reference_problems(question)]
         for keys, message in found:
             file, where = at(qid, keys)
             problems.append(file.problem(where, f"question {qid!r}: {message}"))
     for i, j, score in near_duplicates(questions):
         first, second = questions[i].id, questions[j].id
+        if first not in mine and second not in mine:
+            continue
         file, where = at(second, ["prompt"])
         other = at(first, ["prompt"])
         problems.append(file.problem(where, f"question {second!r}: prompt nearly repeats {first!r} at {other[0].where(other[1])} (similarity {score:.0f}/100); merge them or ask something different"))

@@ -29,6 +29,12 @@ TASK_FILES = {  # the subject file each task's question lives in
     "sampling": "decoding", "beam_search": "decoding", "speculative": "decoding", "bpe": "tokenization",
     "moe": "moe", "lora": "fine-tuning", "quantize": "quantization", "dpo_loss": "alignment-post-training",
     "grpo": "alignment-post-training", "linear_attention": "long-context",
+    "dropout": "handwrite-fundamentals", "logistic_regression": "handwrite-fundamentals", "batchnorm": "handwrite-fundamentals",
+    "mlp_backward": "handwrite-fundamentals", "auc": "handwrite-losses", "clip_loss": "handwrite-losses", "kd_loss": "handwrite-losses",
+    "kmeans": "handwrite-losses", "sft_loss": "handwrite-rl-sft", "topk_retrieval": "handwrite-rl-sft", "ppo": "handwrite-rl-sft",
+    "grpo_successors": "handwrite-rl-sft", "encoder_layer": "handwrite-blocks-systems", "llama_block": "handwrite-blocks-systems",
+    "pipeline_1f1b": "handwrite-blocks-systems", "ring_allreduce": "handwrite-blocks-systems", "triton_softmax": "handwrite-kernels",
+    "triton_rmsnorm": "handwrite-kernels", "triton_cumsum": "handwrite-kernels",
 }  # fmt: skip
 
 

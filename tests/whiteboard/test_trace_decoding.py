@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 from traced import trace, user_context
+from whiteboard_impls import correct_files
 
 from drill.grade.tasks.sampling.intermediates import case as sampling_case
 from drill.grade.tasks.sampling.task import HYPOTHESES, filter_reference
@@ -21,7 +22,6 @@ from drill.grade.tracing import declared, trace_cases
 
 ROOT = Path(__file__).parents[2]
 TASK_DIR = ROOT / "drill" / "grade" / "tasks"
-CORRECT = Path(__file__).parent / "impls" / "correct"
 SAMPLE_FAILED = frozenset({"numerical.sample-distribution"})  # a check of sample: the stress input calls it
 ACCEPTED_FAILED = frozenset({"numerical.all-accepted"})  # any check: every draft accepted is speculative's stress input
 NONE = frozenset()  # no check failed: the fixed input alone
@@ -62,7 +62,7 @@ LAST_STEP = {"sampling": "output", "speculative": "CDF"}  # speculative returns 
 
 
 def fixtures(task: str) -> list[Path]:
-    return [TASK_DIR / task / "solution.py"] + sorted(CORRECT.glob(f"{task}_*.py"))
+    return [TASK_DIR / task / "solution.py"] + correct_files(task)
 
 
 CLEAN = [(task, path) for task in LAST_STEP for path in fixtures(task)]

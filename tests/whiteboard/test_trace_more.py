@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 from traced import the_line, trace
+from whiteboard_impls import correct_files
 from zh_text import english_words
 
 ROOT = Path(__file__).parents[2]
 TASK_DIR = ROOT / "drill" / "grade" / "tasks"
-CORRECT = Path(__file__).parent / "impls" / "correct"
 
 # (task, mutant file, the text of the line its bug is on, the step the trace expects there; ...: any)
 MUTANTS = [
@@ -45,7 +45,7 @@ TASKS_HERE = sorted({m[0] for m in MUTANTS})
 
 
 def fixtures(task: str) -> list[Path]:
-    return [TASK_DIR / task / "solution.py"] + sorted(CORRECT.glob(f"{task}_*.py"))
+    return [TASK_DIR / task / "solution.py"] + correct_files(task)
 
 
 CLEAN = [(task, path) for task in TASKS_HERE for path in fixtures(task)]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from traced import user_context
+from whiteboard_impls import correct_files
 from zh_text import english_words
 
 from drill.grade.battery import run_battery
@@ -24,7 +25,6 @@ from drill.grade.tracing import declared, run_trace, trace_cases
 from drill.views import grade_view
 
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
-CORRECT = Path(__file__).parent / "impls" / "correct"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -97,9 +97,7 @@ def source(task: str, mutant: str) -> str:
 
 def fixtures(task: str) -> list[Path]:
     """The task's solution and its correct fixtures (not those of a task whose name extends it: flash_decoding_*)."""
-    longer = [other for other in TASKS if other != task and other.startswith(f"{task}_")]
-    found = [p for p in sorted(CORRECT.glob(f"{task}_*.py")) if not any(p.stem.startswith(f"{o}_") for o in longer)]
-    return [TASK_DIR / task / "solution.py", *found]
+    return [TASK_DIR / task / "solution.py", *correct_files(task)]
 
 
 @pytest.mark.parametrize("task, mutant, text", REACHED, ids=[f"{t}-{m.removesuffix('.py')}" for t, m, _ in REACHED])

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from traced import the_line, trace
+from whiteboard_impls import correct_files
 
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
-CORRECT = Path(__file__).parent / "impls" / "correct"
 # adamw's contract updates param, exp_avg and exp_avg_sq in place: its case declares them (Case.updates) so that
 # writing them is no divergence
 
@@ -53,7 +53,7 @@ MEANINGS = [
 ]
 
 
-CLEAN = [(task, path) for task in RESULTS for path in [TASK_DIR / task / "solution.py", *sorted(CORRECT.glob(f"{task}_*.py"))]]
+CLEAN = [(task, path) for task in RESULTS for path in [TASK_DIR / task / "solution.py", *correct_files(task)]]
 
 
 @pytest.mark.parametrize("task, path", CLEAN, ids=[f"{t}-{p.stem}" for t, p in CLEAN])

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 from traced import trace
+from whiteboard_impls import correct_files
 from typer.testing import CliRunner
 from zh_text import english_words
 
@@ -27,7 +28,6 @@ from drill.grade.user.value_trace import ValueRecorder
 
 ROOT = Path(__file__).parents[2]
 TASK_DIR = ROOT / "drill" / "grade" / "tasks"
-CORRECT = Path(__file__).parent / "impls" / "correct"
 HERE = ("bpe", "lr_schedule", "beam_search")
 
 # Correct files in other styles than the bundled ones: minbpe's helpers and a dict of merges; one
@@ -163,7 +163,7 @@ def written(tmp_path: Path, task: str, source: str, name: str = "ok") -> Path:
     return path
 
 
-CLEAN = [(t, p) for t in HERE for p in [TASK_DIR / t / "solution.py", *sorted(CORRECT.glob(f"{t}_*.py"))]] + [
+CLEAN = [(t, p) for t in HERE for p in [TASK_DIR / t / "solution.py", *correct_files(t)]] + [
     (t, None) for t in HERE
 ]
 

@@ -105,7 +105,7 @@ def test_whiteboard_compact_report_names_the_line(tmp_path, drill_home):
                           cwd=str(tmp_path), env=env, encoding="utf-8", timeout=120, dimensions=(50, 200))  # fmt: skip
     try:
         child.expect("Template written")
-        child.expect("not-implemented")
+        child.expect("not implemented yet")
         target.write_text(AFTER_SOFTMAX)
         os.utime(target, ns=(time.time_ns(), time.time_ns() + 1_000_000))
         line = AFTER_SOFTMAX.splitlines().index("    weights = torch.softmax(scores, dim=-1)") + 1

@@ -23,3 +23,11 @@ def mutant(name: str) -> Path:
 def expected_code(path: Path) -> str:
     """<code>__<n>.py must be diagnosed as <code>."""
     return path.stem.split("__")[0]
+
+
+def correct_files(task: str) -> list[Path]:
+    """The task's correct fixtures, ``<task>_<style>.py``, not those of a task whose name extends it
+    (``grpo_successors_where.py`` is no grpo file, ``flash_decoding_loop.py`` no flash one)."""
+    names = {p.name for p in TASKS_DIR.iterdir() if (p / "task.py").exists()}
+    longer = [other for other in names if other != task and other.startswith(f"{task}_")]
+    return [p for p in CORRECT if p.stem.startswith(f"{task}_") and not any(p.stem.startswith(f"{o}_") for o in longer)]
