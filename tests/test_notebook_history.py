@@ -15,6 +15,7 @@ pytest.importorskip("torch")
 SOLUTION = catalog.get("sdpa").solution.read_text()
 WRONG = SOLUTION.replace(" / math.sqrt(q.size(-1))", "")
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_a_notebook_pass_counts_like_a_whiteboard_solve(drill_home):
     conn, practice = store.connect(), Practice()

@@ -83,6 +83,7 @@ def test_a_file_not_named_py_is_graded(tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["task"] == "sdpa"
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_a_kernel_failing_under_bench_exits_1(tmp_path):
     path = tmp_path / "small_only.py"

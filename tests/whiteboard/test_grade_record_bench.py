@@ -25,6 +25,7 @@ def test_grade_records_the_run_with_its_codes(tmp_path):
     assert (row["task"], row["source"], row["passed"], json.loads(row["codes"])) == ("sdpa", "grade", 0, ["scale-missing"])
     assert row["seconds"] > 0
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_bench_small_t_fits_quadratic_memory():
     result = CliRunner().invoke(app, ["grade", str(catalog.get("sdpa").solution), "--device", "cpu", "--json", "--bench", "--bench-max-t", "512"])
@@ -35,6 +36,7 @@ def test_bench_small_t_fits_quadratic_memory():
     assert bench["memory_slope"]["torch"] == pytest.approx(1.0, abs=0.25)
     assert all(r["yours"]["seconds"] > 0 and r["ratio_vs_torch"] > 0 for r in bench["rows"])
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_bench_on_a_module_task_still_shows_the_passing_report():
     module_file = Path(__file__).parent / "impls" / "correct" / "mha_separate_wq.py"

@@ -144,6 +144,7 @@ def test_signalling_drill_fails_in_the_users_name(name):
         assert time.monotonic() - started < 20
 
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSTOP], ids=lambda s: s.name)
 def test_a_judge_killed_or_stopped_mid_grade_is_reported_at_once(sig):
     """What a user side without Landlock's signal scope could do, done here from outside."""
@@ -222,6 +223,7 @@ def shared_home():
     shutil.rmtree(home, ignore_errors=True)
 
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 @pytest.mark.parametrize("name", ["correct", "forge_through_proc", *(pytest.param(n, marks=pytest.mark.slow) for n in ("write_history", "kill_judge"))])
 def test_a_whole_grade_as_an_unprivileged_user(name, shared_home):
     """drill run by an ordinary user, whose processes may open each other's /proc entries: the same outcomes."""

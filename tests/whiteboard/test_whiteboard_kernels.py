@@ -54,6 +54,7 @@ def test_triton_softmax_from_the_template_to_a_pass(tmp_path, drill_home):
     assert child.exitstatus == 0
 
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 @pytest.mark.parametrize("lang, words", [("en", "not timed|whose speed says nothing"), ("zh", "解释器运行")])
 def test_bench_on_cpu_says_the_interpreter_is_not_timed(tmp_path, drill_home, lang, words):
     child = spawn(["grade", str(TASK.template), "--device", "cpu", "--bench", "--lang", lang], tmp_path, drill_home)

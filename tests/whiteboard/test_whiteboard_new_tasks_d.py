@@ -108,6 +108,7 @@ def test_encoder_layer_session_names_pre_ln_then_passes(tmp_path, drill_home):
     row = next(t for t in json.loads(listing.stdout) if t["id"] == "encoder_layer")
     assert (row["status"], row["track"], row["level"]) == ("passed", "building blocks", "L2")
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_hugging_face_bert_layer_passes_as_is(tmp_path):
     pytest.importorskip("transformers")
@@ -119,6 +120,7 @@ def test_hugging_face_bert_layer_passes_as_is(tmp_path):
     assert report.passed, [(c.id, c.message) for c in report.checks if c.status in ("fail", "error")]
     assert "attention.self.query" in next(c for c in report.checks if c.id == "load.layout").message
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_a_bert_layer_with_the_mask_on_the_queries_is_named(tmp_path):
     pytest.importorskip("transformers")
@@ -129,6 +131,7 @@ def test_a_bert_layer_with_the_mask_on_the_queries_is_named(tmp_path):
     report = run_battery(path, task="encoder_layer", device="cpu")
     assert not report.passed and [d.code for d in report.diagnosis] == ["mask-on-queries"]
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_hugging_face_llama_decoder_layer_and_its_count_pass_as_is(tmp_path):
     pytest.importorskip("transformers")
@@ -140,6 +143,7 @@ def test_hugging_face_llama_decoder_layer_and_its_count_pass_as_is(tmp_path):
     assert report.passed, [(c.id, c.message) for c in report.checks if c.status in ("fail", "error")]
     assert "6,738,415,616" in next(c for c in report.checks if c.id == "numerical.llama2-7b-params").message
 
+@pytest.mark.slow  # CI's second run: pytest -m slow
 
 def test_a_llama_layer_with_tiled_kv_heads_is_named(tmp_path):
     pytest.importorskip("transformers")
