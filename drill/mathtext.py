@@ -42,7 +42,7 @@ _ANY_CJK = re.compile(f"[{_HAN}{_CJK_PUNCT}]")
 _GAP_AFTER_EMPHASIS = re.compile(rf"(?<=[{_HAN}])(\*{{1,2}}){_BREAK}(?=[{_HAN}{_CJK_PUNCT}])")  # **粗体** 文字
 # "**要点：** 正文": the space cannot go while the colon is inside the bold (a closing ** after
 # punctuation needs a space or punctuation after it), so the colon moves out first: "**要点**：正文".
-_PUNCT_IN_EMPHASIS = re.compile(rf"(?<=[^\s*])([{_CJK_PUNCT}])(\*{{1,2}})(?=[ \t])")
+_PUNCT_IN_EMPHASIS = re.compile(rf"([{_CJK_PUNCT}])(?<=[^\s*][{_CJK_PUNCT}])(\*{{1,2}})(?=[ \t])")  # the punctuation first: a fast scan
 
 # A ``**…**`` or ``*…*`` span within one paragraph; ``\*`` (an escaped star, as in a rendered formula) is no delimiter.
 _EMPHASIS = re.compile(r"(?<![\\*])(\*\*|\*)(?![\s*])((?:(?!\n[ \t]*\n).)+?)(?<![\s\\*])\1(?!\*)", re.S)
