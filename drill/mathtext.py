@@ -99,9 +99,12 @@ def _tidy_pair(m: re.Match) -> str:
     return f"{lead}{mark}{body}{mark}{trail}" if body.strip() else m.group(0)
 
 
+_STAR_BY_PUNCT = re.compile(r"\*(?:[^\w\s*]|_)|(?:[^\w\s*]|_)\*")  # a delimiter touching punctuation: what _tidy_pair moves
+
+
 def tidy_emphasis(text: str) -> str:
     """Every ``**…**`` / ``*…*`` pair placed where CommonMark parses it (see :func:`_tidy_pair`)."""
-    if "*" not in text:
+    if "*" not in text or not _STAR_BY_PUNCT.search(text):  # no span edge is punctuation: nothing to move
         return text
     return _EMPHASIS.sub(_tidy_pair, text)
 
