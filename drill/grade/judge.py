@@ -3,7 +3,8 @@
 Trusted: it imports torch and drill.grade, never the user's file. It builds every input,
 computes every reference, applies the tolerance rule, diagnoses and writes the report; the
 user's code runs in a user side forked per grade from this process's zygote
-(drill.grade.remote). Requests arrive one JSON object per line on stdin (a grade, or
+(drill.grade.remote), itself forked from this process right after ``import torch``
+(drill.grade.spawn). Requests arrive one JSON object per line on stdin (a grade, or
 ``"kind": "bench"``); events (ready, start, check, report, bench, usage_error, internal_error)
 go back one per line on the stdout it was started with. Both are moved off 0 and 1 at once
 (stray prints go to stderr), no descriptor number is on the command line, and the process is
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
 import traceback
 
@@ -23,12 +25,12 @@ from drill.grade import spawn
 from drill.grade.user import procs, sandbox
 
 
-def serve(requests, results, threads: int | None) -> None:
+def serve(requests, results, threads: int | None, started: tuple[spawn.Forked, socket.socket]) -> None:
+    """``started``: the zygote forked at start-up, still warming up while this process imports the grader."""
+
     def emit(event: dict) -> None:
         results.write(json.dumps(event) + "\n")
         results.flush()
-
-    started = spawn.start_zygote(threads)  # it imports torch while this process does: the imports overlap
 
     import torch
 
@@ -71,15 +73,18 @@ def main(argv: list[str]) -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     os.dup2(2, 1)
-    if procs.become_subreaper():  # if the user kills the zygote, what it left comes here
-        from drill.grade import remote
-
-        remote.REAP_ORPHANS = True
+    subreaper = procs.become_subreaper()  # if the user kills the zygote, what it left comes here
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is drill's to handle
     code = 0
     try:
+        import torch  # noqa: F401 - the one import of torch of this judge and its zygote
+
+        started = spawn.fork_zygote()  # before any file object or grading code exists here
+        from drill.grade import remote
+
+        remote.REAP_ORPHANS = subreaper
         with os.fdopen(request_fd, encoding="utf-8") as requests, os.fdopen(result_fd, "w", encoding="utf-8") as results:
-            serve(requests, results, threads)
+            serve(requests, results, threads, started)
     except BaseException:
         traceback.print_exc()
         code = 1

@@ -101,8 +101,8 @@ def plain_value(v, leaves: list[int], depth: int = 0) -> bool:
 class Zygote:
     """One per judge process: torch imported once, a fresh user side forked for every grade."""
 
-    def __init__(self, threads: int | None = 1, started: tuple[subprocess.Popen, socket.socket] | None = None):
-        """``started``: a zygote already started by :func:`drill.grade.spawn.start_zygote` (still importing)."""
+    def __init__(self, threads: int | None = 1, started: tuple[subprocess.Popen | spawn.Forked, socket.socket] | None = None):
+        """``started``: a zygote already started or forked by drill.grade.spawn (still warming up)."""
         self.proc, self.control = started or spawn.start_zygote(threads)
         self.threads = threads
         try:
@@ -168,9 +168,9 @@ def reap_orphans(unreported: frozenset[int] = frozenset()) -> list[str]:
     return procs.kill_children(keep=frozenset(z.proc.pid for z in _ZYGOTES.values() if z.alive()), unreported=unreported)
 
 
-def zygote(threads: int | None = 1, started: tuple[subprocess.Popen, socket.socket] | None = None) -> Zygote:
+def zygote(threads: int | None = 1, started: tuple[subprocess.Popen | spawn.Forked, socket.socket] | None = None) -> Zygote:
     """This process's zygote for ``threads``, started on first use and again if it died
-    (``started``: adopt one the judge started before importing torch)."""
+    (``started``: adopt the one the judge forked at start-up)."""
     current = _ZYGOTES.get(threads)
     if current is None or not current.alive():
         if current is not None:
@@ -306,6 +306,7 @@ class UserProcess:
         self.stopped: Abort | None = None
         self.reaped: tuple[int | None, list[str]] | None = None
         self.next_id = 0
+        self.kept = False  # a call since the last release left its autograd graph on the user side
         self.entry_name = "your code"
 
     # --- lifetime ----------------------------------------------------------------
@@ -524,6 +525,7 @@ class UserProcess:
             params = [named[n] for n in module.param_order]
         track = torch.is_grad_enabled() and not largest and (bool(params) or any(t.requires_grad for t in sent))
         self.next_id += 1
+        self.kept = self.kept or track
         call_id = self.next_id
         reply, tensors = self.request("call", target=module.handle if module else target, args=tuple(args), kwargs=dict(kwargs),
                                       id=call_id, watch=watch, track=track, params=bool(params), largest=largest)  # fmt: skip
@@ -617,9 +619,10 @@ class UserProcess:
         return found
 
     def release(self) -> None:
-        """Drop the autograd graphs the user side keeps for the calls so far."""
-        if self.stopped is None and self.next_id:
+        """Drop the autograd graphs the user side keeps for the calls so far (a round trip only when it keeps one)."""
+        if self.stopped is None and self.kept:
             self.request("release")
+            self.kept = False
 
     def instantiate(self, cls, args, *, seed: int, device: torch.device, dtype: torch.dtype, kwargs=None) -> UserModule:
         reply, tensors = self.request("instantiate", cls=cls, args=tuple(args), seed=seed, device=str(device), dtype=wire.NAMES[dtype],
@@ -649,8 +652,9 @@ class UserProcess:
             raise self.stop(protocol("the builtin-rule record"))
         return [s[:200] for s in seen]
 
-    def bench(self, target, q, k, v) -> tuple[float, int]:
-        reply, tensors = self.request("bench", target=target, q=q, k=k, v=v)
+    def bench(self, target, *args, median: bool = False) -> tuple[float, int]:
+        """[seconds, peak bytes] of ``target(*args)`` timed on the user side (see drill.grade.user.measure)."""
+        reply, tensors = self.request("bench", target=target, args=tuple(args), median=median)
         found = self.value(reply, tensors)
         if not (isinstance(found, list) and len(found) == 2 and isinstance(found[0], float) and type(found[1]) is int):
             raise self.stop(protocol("the timing"))

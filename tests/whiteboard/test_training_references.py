@@ -37,3 +37,24 @@ def test_llama_recipe_equals_f_rms_norm_in_full_precision():
 def test_a_cross_entropy_file_with_its_own_softmax_helper_is_graded_as_cross_entropy():
     assert detect(["softmax", "cross_entropy"]).name == "cross_entropy"
     assert detect(["softmax"]).name == "softmax"
+
+
+def test_adamw_reference_is_torch_adamw_bit_for_bit_fresh_and_resumed():
+    from drill.grade.tasks.adamw.task import torch_steps
+
+    gen = torch.Generator().manual_seed(3)
+    for dtype in (torch.float64, torch.float32):
+        param, m, v = (torch.randn(4, 5, generator=gen, dtype=torch.float64).to(dtype) for _ in range(3))
+        v = v.abs()
+        grads = [torch.randn(4, 5, generator=gen, dtype=torch.float64).to(dtype) for _ in range(3)]
+        hyper = (0.05, (0.8, 0.95), 1e-6, 0.1)
+        for start in (1, 10):
+            p = torch.nn.Parameter(param.clone())
+            opt = torch.optim.AdamW([p], lr=hyper[0], betas=hyper[1], eps=hyper[2], weight_decay=hyper[3], foreach=False)
+            if start > 1:
+                opt.state[p] = {"step": torch.tensor(float(start - 1)), "exp_avg": m.clone(), "exp_avg_sq": v.clone()}
+            for g, (ours, exp_avg, exp_avg_sq) in zip(grads, torch_steps(param, grads, m if start > 1 else torch.zeros_like(m), v if start > 1 else torch.zeros_like(v), start, hyper)):
+                p.grad = g.clone()
+                opt.step()
+                assert torch.equal(ours, p.detach()) and torch.equal(exp_avg, opt.state[p]["exp_avg"]), (dtype, start)
+                assert torch.equal(exp_avg_sq, opt.state[p]["exp_avg_sq"]), (dtype, start)

@@ -11,6 +11,7 @@ which is why torch's SDPA (one op) shows only its outputs.
 
 from __future__ import annotations
 
+import statistics
 import weakref
 
 import torch
@@ -55,32 +56,49 @@ class LiveBytes(DispatchMode):
             del self.refs[ptr]
 
 
-def seconds(fn, q, k, v) -> float:
-    """Median seconds of one ``fn(q, k, v)`` (CUDA events on CUDA, torch.utils.benchmark on CPU)."""
-    if q.device.type == "cuda":
-        fn(q, k, v)
+def seconds(fn, *args) -> float:
+    """Median seconds of one ``fn(*args)`` (CUDA events on CUDA, torch.utils.benchmark on CPU)."""
+    if args[0].device.type == "cuda":
+        fn(*args)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         runs = 10
         start.record()
         for _ in range(runs):
-            fn(q, k, v)
+            fn(*args)
         end.record()
         torch.cuda.synchronize()
         return start.elapsed_time(end) / 1e3 / runs
     from torch.utils import benchmark
 
-    timer = benchmark.Timer(stmt="fn(q, k, v)", globals={"fn": fn, "q": q, "k": k, "v": v}, num_threads=torch.get_num_threads())
+    timer = benchmark.Timer(stmt="fn(*args)", globals={"fn": fn, "args": args}, num_threads=torch.get_num_threads())
     return timer.blocked_autorange(min_run_time=0.2).median
 
 
-def peak_bytes(fn, q, k, v) -> int:
-    if q.device.type == "cuda":
+def cuda_median(fn, *args, warmup: int = 3, runs: int = 50) -> float:
+    """Median seconds of one ``fn(*args)`` on CUDA, as ``triton.testing.do_bench`` times: each call between its own
+    events, after a 256 MiB write that evicts the L2 cache (so a memory-bound kernel reads from DRAM, not cache)
+    and keeps the GPU busy while the next launch is queued (so the launcher's Python cost is hidden)."""
+    for _ in range(warmup):  # the first call compiles (and autotunes) the kernel
+        fn(*args)
+    flush = torch.empty(256 << 20, dtype=torch.int8, device=args[0].device)
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(runs)]
+    for start, end in events:
+        flush.zero_()
+        start.record()
+        fn(*args)
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in events) / 1e3
+
+
+def peak_bytes(fn, *args) -> int:
+    if args[0].device.type == "cuda":
         torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats(q.device)
-        before = torch.cuda.memory_allocated(q.device)
-        fn(q, k, v)
+        torch.cuda.reset_peak_memory_stats(args[0].device)
+        before = torch.cuda.memory_allocated(args[0].device)
+        fn(*args)
         torch.cuda.synchronize()
-        return torch.cuda.max_memory_allocated(q.device) - before
-    with LiveBytes(known=(q, k, v)) as mode:
-        fn(q, k, v)
+        return torch.cuda.max_memory_allocated(args[0].device) - before
+    with LiveBytes(known=[a for a in args if isinstance(a, torch.Tensor)]) as mode:
+        fn(*args)
     return mode.peak

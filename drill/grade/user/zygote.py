@@ -1,4 +1,5 @@
-"""The zygote: ``python drill/grade/user/zygote.py PARENT_PID``, started by the judge with its control socket as stdin.
+"""The zygote: ``python drill/grade/user/zygote.py PARENT_PID``, started by the judge with its control socket as stdin
+(or run in a child the judge forked right after its ``import torch``: drill.grade.spawn).
 
 It imports torch and the user-side server, then never runs user code nor a parallel op: it
 only forks. Each grade gets a fresh child (the user side) from this same pristine state, so
@@ -71,7 +72,7 @@ def warm() -> None:
     x = torch.ones(2, 2, requires_grad=True)
     with spy.BuiltinSpy(), spy.AtenSpy(), spy.LargestTensor():
         y = torch.softmax(x @ x, dim=-1)
-    torch.autograd.grad([y], [x], [torch.ones_like(y)], allow_unused=True)  # grad_outputs: imports sympy
+    server.vjp([(y, torch.ones_like(y))], [x])  # as the judge's backward pass asks for it
     torch.set_num_threads(threads)
 
 
