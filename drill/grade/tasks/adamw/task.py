@@ -1,8 +1,8 @@
 """The ``adamw`` task: ``adamw_step(param, grad, exp_avg, exp_avg_sq, step, lr, betas, eps, weight_decay)``, in place.
 
-The reference is ``torch.optim.AdamW`` itself (``foreach=False``: the single-tensor loop), stepped on
-copies over several steps with the same gradients, in float64 for the truth and in the user's dtype
-for the tolerance rule; a resumed case hands it the state after nine steps. The user's tensors come
+The reference is torch's own AdamW loop (``torch.optim.adam.adam`` with decoupled weight decay, as
+``AdamW(foreach=False).step`` runs it), stepped on copies over several steps with the same gradients,
+in float64 for the truth and in the user's dtype for the tolerance rule; a resumed case hands it the state after nine steps. The user's tensors come
 back as modified inputs (the wire copies an input the call changed back into the judge's tensor),
 so an update that rebinds names instead of writing in place changes nothing, and is named.
 """
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import torch
+from torch.optim.adam import adam
 
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth
 from drill.grade.context import CheckDef, Context, outcome
@@ -43,18 +44,18 @@ CORRECT_ADAMW = AdamWVariant()
 
 
 def torch_steps(param, grads, m, v, start, hyper):
-    """(param, exp_avg, exp_avg_sq) after each step of torch.optim.AdamW, in the tensors' dtype."""
+    """(param, exp_avg, exp_avg_sq) after each step of torch's AdamW, in the tensors' dtype: the functional
+    ``torch.optim.adam.adam`` with ``decoupled_weight_decay=True`` is the loop AdamW.step runs (foreach=False),
+    called directly because ``Optimizer.step`` imports torch._dynamo and sympy (about 1.4 s of CPU)."""
     lr, betas, eps, wd = hyper
-    p = torch.nn.Parameter(param.detach().clone())
-    opt = torch.optim.AdamW([p], lr=lr, betas=betas, eps=eps, weight_decay=wd, foreach=False)
-    if start > 1:
-        opt.state[p] = {"step": torch.tensor(float(start - 1)), "exp_avg": m.clone(), "exp_avg_sq": v.clone()}
+    p, exp_avg, exp_avg_sq = param.detach().clone(), m.clone(), v.clone()
+    step = torch.tensor(float(start - 1))
     out = []
     for g in grads:
-        p.grad = g.clone()
-        opt.step()
-        state = opt.state[p]
-        out.append((p.detach().clone(), state["exp_avg"].clone(), state["exp_avg_sq"].clone()))
+        adam([p], [g.clone()], [exp_avg], [exp_avg_sq], [], [step], foreach=False, capturable=False, differentiable=False,
+             fused=None, grad_scale=None, found_inf=None, has_complex=False, amsgrad=False, beta1=betas[0], beta2=betas[1],
+             lr=lr, weight_decay=wd, eps=eps, maximize=False, decoupled_weight_decay=True)  # fmt: skip
+        out.append((p.clone(), exp_avg.clone(), exp_avg_sq.clone()))
     return out
 
 
@@ -169,6 +170,17 @@ def steps_check(ctx: Context, case: Case, requires_grad: bool = False, what: str
     return result
 
 
+def drawn_check(ctx: Context):
+    """A 3-D parameter, the number of steps, the step it resumes from and lr, betas, weight_decay, all drawn."""
+    a, b, c, steps, start = ctx.sizes(320, (1, 6), (1, 6), (1, 6), (2, 5), (1, 60))
+    u = torch.rand(4, generator=ctx.generator(321), dtype=torch.float64).tolist()
+    lr, wd = round(10 ** (-3 + 2 * u[0]), 4), round(0.2 * u[3], 3)  # lr from 1e-3 to 0.1
+    betas = (round(0.8 + 0.15 * u[1], 3), round(0.95 + 0.049 * u[2], 3))
+    case = make_case(ctx, 322, (lr, betas, 1e-8, wd), steps, (a, b, c), start=start)
+    what = f"shape=[{a}, {b}, {c}], lr={lr:g}, betas={betas}, weight_decay={wd:g} (drawn from the seed), float32"
+    return steps_check(ctx, case, what=what)
+
+
 def elementwise_check(ctx: Context):
     """float64: AdamW is elementwise; a change to grad[i] may move param[i], exp_avg[i], exp_avg_sq[i] only."""
     case = make_case(ctx, 300, (0.1, (0.9, 0.99), 1e-8, 0.1), 1, (2, 3), dtype=torch.float64)
@@ -255,6 +267,7 @@ class AdamWTask:
             CheckDef("numerical.no-decay", "numerical", partial(steps_check, ctx, case(5, (0.01, (0.9, 0.999), 1e-8, 0.0)))),
             CheckDef("numerical.resume-step-10", "numerical", partial(steps_check, ctx, case(6, big, 3, start=10))),
             CheckDef("numerical.float64", "numerical", partial(steps_check, ctx, case(7, (0.05, (0.9, 0.95), 1e-6, 0.2), 4, dtype=torch.float64))),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
         ]
         if ctx.device.type == "cuda":
             defs += [CheckDef(f"numerical.{str(dt)[6:]}", "numerical", partial(steps_check, ctx, case(8, big, 3, dtype=dt)))

@@ -116,6 +116,30 @@ def numerical_check(ctx: Context, h: int, causal: bool, dtype, offset: int):
     return versus_truth(label, out, q, k, v, causal, dtype)
 
 
+def drawn_shape(ctx: Context) -> tuple[int, ...]:
+    """B, H, T, D, Dv drawn from the seed, all distinct; H neither a power of two, where the paper's slope rule is
+    subtle, nor a fixed case's head count (a table of slopes for those, or a bias built for T=9, fails here)."""
+    fixed = {h for h, _ in NUMERICAL_CASES}
+    for offset in range(300, 400):
+        b, h, t, d, dv = ctx.sizes(offset, (1, 3), (3, 15), (2, 20), (2, 16), (2, 16))
+        if not math.log2(h).is_integer() and h not in fixed:
+            return b, h, t, d, dv
+    raise ValueError("no head count drawn outside the fixed cases")
+
+
+def drawn_check(ctx: Context):
+    """One call at a shape drawn from the seed, causal or not as the seed says (float32)."""
+    b, h, t, d, dv = drawn_shape(ctx)
+    causal = bool(torch.randint(2, (), generator=ctx.generator(131)))
+    q, k, v = qkv(ctx, b, h, t, d, dv, 130)
+    where = f"B={b}, H={h}, T={t}, D={d}, Dv={dv}, causal={causal}"
+    out = run(ctx, q.float(), k.float(), v.float(), causal)
+    result = versus_truth(f"output ({where}, drawn from the seed)", out, q, k, v, causal, torch.float32)
+    if result.status == "pass":
+        result.message += f" ({where}, drawn from the seed)"
+    return result
+
+
 def long_sequence_check(ctx: Context):
     """T = 200: the first head's bias reaches -0.25 * 199; the softmax must stay stable."""
     q, k, v = qkv(ctx, 1, 4, 200, 8, 8, 150)
@@ -192,6 +216,8 @@ class AlibiTask:
                          partial(numerical_check, ctx, h, causal, dtype, n))  # fmt: skip
                 for n, (h, causal) in enumerate(NUMERICAL_CASES)
             ]
+            if dtype == torch.float32:
+                defs.append(CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)))
             grad_id = dtype_id("gradient", dtype, "gradient.qkv")
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         q, k, v = qkv(ctx, 2, 4, 9, 8, 6, 600, torch.float32)

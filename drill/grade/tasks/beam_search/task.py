@@ -86,6 +86,19 @@ def make_model(ctx: Context, offset: int, vocab: int, beam: int, max_len: int, b
     raise AssertionError("no well-separated toy model")  # pragma: no cover
 
 
+def drawn_model(ctx: Context) -> Model:
+    """Vocabulary, beam width, max_len and the two special ids drawn from the grade's seed, on the first toy
+    model where the width matters (greedy answers otherwise): a search right only at the fixed configurations
+    (a hard-coded width, vocabulary or eos id) fails here."""
+    vocab, beam, max_len = ctx.sizes(11, (9, 16), (2, 7), (3, 8), avoid=(12,))  # V never a fixed check's
+    bos, eos = ctx.sizes(12, (0, 8), (0, 8))
+    for offset in range(1100, 1120):
+        model = make_model(ctx, offset, vocab, beam, max_len, bos=bos, eos=eos, eos_bias=0.5)
+        if beam_reference(model)[:2] != beam_reference(Model(model.table, bos, eos, 1, max_len))[:2]:
+            break
+    return model
+
+
 def result_of(value, vocab: int):
     """(tokens, score) from what the user returned."""
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
@@ -123,19 +136,23 @@ def sequence_score(m: Model, tokens: list[int]) -> float:
     return total
 
 
-def search_check(ctx: Context, m: Model):
+def search_check(ctx: Context, m: Model, drawn: bool = False):
     want, want_score, _ = beam_reference(m)
     got, score = run(ctx, m)
+    where = f"beam {m.beam}, max_len {m.max_len}"
+    if drawn:  # every size named, so a failure at --seed N reads as its own repro
+        where = f"a configuration drawn from the seed (V={m.table.shape[-1]}, bos_id={m.bos}, eos_id={m.eos}): {where}"
     if got != want:
         at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
         theirs = sequence_score(m, got) if got and all(t != m.eos for t in got[:-1]) else None
         worth = f" (its total log-prob is {theirs:.4f}, the best hypothesis's {want_score:.4f})" if theirs is not None else ""
-        return outcome("fail", f"beam {m.beam}, max_len {m.max_len}: expected tokens {want} (score {want_score:.4f}), "
+        return outcome("fail", f"{where}: expected tokens {want} (score {want_score:.4f}), "
                                f"got {got}; they differ at position {at}{worth}")  # fmt: skip
     if not abs(score - want_score) <= SCORE_TOLERANCE * max(1.0, abs(want_score)):
-        return outcome("fail", f"tokens {got} are right but the score is {score:.6g}, expected their total log-prob {want_score:.6g}")
+        return outcome("fail", f"{where}: tokens {got} are right but the score is {score:.6g}, "
+                               f"expected their total log-prob {want_score:.6g}")  # fmt: skip
     ended = "finished with eos" if got and got[-1] == m.eos else "still live at max_len"
-    return outcome("pass", f"beam {m.beam}, max_len {m.max_len}: tokens {got} ({ended}), score {score:.4f}, exact")
+    return outcome("pass", f"{where}: tokens {got} ({ended}), score {score:.4f}, exact")
 
 
 def shape_check(ctx: Context, m: Model):
@@ -188,6 +205,7 @@ class BeamSearchTask:
             CheckDef("numerical.eos-early", "numerical", partial(s, mk(5, 6, 3, 8, eos_bias=2.0))),
             CheckDef("numerical.no-eos", "numerical", partial(s, mk(6, 6, 3, 5, eos_bias=-30.0))),
             CheckDef("numerical.max-len-1", "numerical", partial(s, mk(7, 5, 2, 1))),
+            CheckDef("numerical.drawn", "numerical", partial(s, drawn_model(ctx), drawn=True)),
             CheckDef("stability.long-sequence", "stability", partial(s, mk(8, 20, 3, 40, eos_bias=-30.0, scale=0.8))),
             CheckDef("robustness.other-ids", "robustness", partial(s, mk(9, 7, 3, 6, bos=5, eos=2, eos_bias=1.0))),
             CheckDef("robustness.beam-wider-than-vocab", "robustness", partial(s, mk(10, 4, 6, 4, eos_bias=0.5))),

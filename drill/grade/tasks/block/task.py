@@ -18,7 +18,8 @@ from drill.grade.checks.compare import against_truth
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import Layout, find_layout, is_linear, submodule
 from drill.grade.reference import CORRECT, Variant, module_attention
-from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
+from drill.grade.checks.drawn_heads import DrawnHeadsTask
+from drill.grade.checks.module import BASE, NO_LAYOUT, Built
 
 LN_NAMES = (("ln1", "ln_1", "norm1"), ("ln2", "ln_2", "norm2"))
 ATTN_NAMES = ("attn", "self_attn", "attention")
@@ -151,7 +152,7 @@ def block_reference(x, params, layout: BlockLayout, n_heads: int, eps, variant: 
     return x
 
 
-class BlockTask(ModuleTask):
+class BlockTask(DrawnHeadsTask):
     roles = ("d_model", "n_heads", "d_ff")
 
     def __init__(self):

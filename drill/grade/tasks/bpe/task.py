@@ -34,6 +34,7 @@ UNSEEN = "a bat and a cat meet at the bath mat"
 A, B, C, SP = 97, 98, 99, 32
 RANKED = ((B, C), (A, B), (A, 256), (257, SP), (258, SP))
 RANKED_TEXT = "abcab abc ab ab cab"
+DRAWN_ALPHABET = "aaaabcdé  "
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,21 @@ def encode_check(ctx: Context, text: str, train_text: str, n: int, merges=None):
     return outcome("pass", f"{len(text.encode())} bytes -> {len(got)} ids, exact")
 
 
+def drawn_text(ctx: Context, offset: int, length: int) -> str:
+    """``length`` characters from a small alphabet (runs of "a" for overlapping pairs, a 2-byte "é", spaces)."""
+    picks = torch.randint(len(DRAWN_ALPHABET), (length,), generator=ctx.generator(offset)).tolist()
+    return "".join(DRAWN_ALPHABET[i] for i in picks)
+
+
+def drawn_check(ctx: Context, check):
+    """``check`` (train_check or encode_check) on a corpus and a merge count drawn from the seed."""
+    n, length = ctx.sizes(20, (7, 24), (50, 160), avoid=(12, 25))  # never a merge count of the fixed checks
+    corpus = drawn_text(ctx, 21, length)
+    result = check(ctx, corpus, n) if check is train_check else check(ctx, drawn_text(ctx, 22, length // 2), corpus, n)
+    result.message = f"a configuration drawn from the seed (n_merges={n}, length={length}): {result.message}"
+    return result
+
+
 def roundtrip_check(ctx: Context):
     """The user's own merges and ids decode to the text's bytes (judged with the user's vocabulary)."""
     merges = train(ctx, CORPUS, 30)
@@ -278,6 +294,8 @@ class BpeTask:
             CheckDef("numerical.encode-unicode", "numerical", partial(encode_check, ctx, "你好世界 café naïve", UNICODE, 12)),
             CheckDef("numerical.encode-rank-order", "numerical", partial(encode_check, ctx, RANKED_TEXT, "", 0, RANKED)),
             CheckDef("numerical.encode-repeats", "numerical", partial(encode_check, ctx, "aaaaaaaaa bababab", "aaaaaaa aaa aa ba ba", 6)),
+            CheckDef("numerical.train-drawn", "numerical", partial(drawn_check, ctx, train_check)),
+            CheckDef("numerical.encode-drawn", "numerical", partial(drawn_check, ctx, encode_check)),
             CheckDef("robustness.roundtrip", "robustness", partial(roundtrip_check, ctx)),
             CheckDef("robustness.empty-and-one-char", "robustness", partial(empty_check, ctx)),
             CheckDef("robustness.merges-as-lists", "robustness", partial(lists_check, ctx)),

@@ -110,6 +110,22 @@ class CrossTask:
             pairs.append((label, out, truth, same))
         return against_truth(pairs)
 
+    def drawn_check(self, ctx: Context):
+        """A module of heads and head_dim drawn from the seed, on B, Tq, Tk drawn too, with a random mask (every
+        fixed numerical case builds 3 heads of 4, where a scale or a reshape hard-coded to head_dim 4 is right)."""
+        config = b, tq, tk, h, hd = ctx.sizes(320, (1, 4), (2, 9), (2, 12), (1, 6), (2, 9), avoid=BASE[3:])
+        built = self.build(ctx, h * hd, h)
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        x, context, mask = self.inputs(ctx, config, 130, torch.float64)
+        where = f"B={b}, Tq={tq}, Tk={tk}, {h} heads of {hd}, drawn from the seed"
+        out = self.forward(ctx, built.module, x.float(), context.float(), mask)
+        truth, same = (self.reference(built, x, context, mask, dt) for dt in (torch.float64, torch.float32))
+        result = against_truth([(f"masked output ({where})", out, truth, same)])
+        if result.status == "pass":
+            result.message += f" ({where})"
+        return result
+
     def gradient_check(self, ctx: Context):
         built = self.build(ctx, BASE[3] * BASE[4], BASE[3])
         if built.layout is None:
@@ -234,6 +250,7 @@ class CrossTask:
         defs = [CheckDef("load.layout", "rules", partial(self.layout_check, ctx))]
         defs += [CheckDef(i, "shape", partial(self.shape_check, ctx, cfg, nc)) for i, cfg, nc in shapes]
         defs += [CheckDef(f"numerical.seed{i}", "numerical", partial(self.numerical_check, ctx, i)) for i in range(2)]
+        defs.append(CheckDef("numerical.drawn", "numerical", partial(self.drawn_check, ctx)))
         defs += [
             CheckDef("gradient.x-context-and-weights", "gradient", partial(self.gradient_check, ctx)),
             CheckDef("mask-leak.padding", "mask-leak", partial(self.padding_leak_check, ctx)),

@@ -81,6 +81,14 @@ def numerical_check(ctx: Context, offset: int, beta: float, dtype=torch.float32,
     return result
 
 
+def drawn_check(ctx: Context):
+    """A batch size and beta drawn from the seed (never a fixed check's batch): a mean over a hard-coded B fails."""
+    b, hundredths = ctx.sizes(500, (2, 24), (5, 90), avoid=(B, 5, 6, 4))
+    result = numerical_check(ctx, 9, hundredths / 100, b=b)
+    result.message = f"a configuration drawn from the seed (B={b}): {result.message}"
+    return result
+
+
 def gradient_check(ctx: Context):
     """d loss / d policy log-probs (the policy is what DPO trains)."""
     inputs = make_inputs(ctx, 200)
@@ -171,6 +179,7 @@ class DPOTask:
             CheckDef("numerical.beta-0.5", "numerical", partial(numerical_check, ctx, 1, 0.5)),
             CheckDef("numerical.policy-equals-reference", "numerical", partial(numerical_check, ctx, 2, 0.1, spread=0.0)),
             CheckDef("numerical.float64", "numerical", partial(numerical_check, ctx, 3, 0.2, torch.float64)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
         ]
         if ctx.device.type == "cuda":
             defs += [CheckDef(f"numerical.{str(dt)[6:]}", "numerical", partial(numerical_check, ctx, 4, 0.1, dt))

@@ -113,6 +113,20 @@ def cross_check(ctx: Context):
     return versus_truth("output (Tq=24, Tk=40)", out, q, k, v, False)
 
 
+def drawn_check(ctx: Context):
+    """B, H, Tq, Tk, D, Dv and block_size drawn from the seed (no size is 8, the head dim of every fixed
+    numerical case), and causal (then Tk = Tq) or a cross call, as the seed says."""
+    b, h, tq, tk, d, dv, block = ctx.sizes(130, (1, 3), (1, 4), (9, 40), (9, 40), (2, 16), (2, 16), (3, 17), avoid=(8,))
+    causal = bool(torch.randint(2, (), generator=ctx.generator(131)))
+    tk = tq if causal else tk
+    q, k, v = qkv(ctx, (b, h, tq, d), tk, dv, 132)
+    where = f"B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, block_size={block}, causal={causal}, drawn from the seed"
+    result = versus_truth(f"output ({where})", run(ctx, q.float(), k.float(), v.float(), causal, block), q, k, v, causal)
+    if result.status == "pass":
+        result.message += f" ({where})"
+    return result
+
+
 def gradient_check(ctx: Context):
     base = qkv(ctx, (2, 3, 37, 8), 37, 8, 200)
     seed_grad = ctx.randn(2, 3, 37, 8, gen=ctx.generator(201), dtype=torch.float64)
@@ -216,6 +230,7 @@ class FlashTask:
         q, k, v = qkv(ctx, (2, 3, 40, 8), 40, 8, 1000, torch.float32)
         defs += [
             CheckDef("numerical.cross", "numerical", partial(cross_check, ctx)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("gradient.qkv", "gradient", partial(gradient_check, ctx)),
             CheckDef("rules.no-score-matrix", "rules", partial(memory_check, ctx)),
             CheckDef("mask-leak.future", "mask-leak", partial(future_leak_check, ctx)),

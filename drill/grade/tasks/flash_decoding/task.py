@@ -115,6 +115,21 @@ def numerical_check(ctx: Context, tk: int, n_splits: int, tq: int, dtype, offset
     return against_truth([(label, out, truth(q, k, v, torch.float64), baseline(q, k, v, n_splits, dtype))])
 
 
+def drawn_check(ctx: Context):
+    """B, H, Tq, Tk, D, Dv and n_splits drawn from the seed (no size is 8, the head dim of every fixed
+    numerical case), float32."""
+    b, h, tq, tk, d, dv, n_splits = ctx.sizes(130, (1, 3), (1, 5), (1, 4), (6, 45), (2, 16), (2, 16), (2, 9), avoid=(8,))
+    q, k, v = qkv(ctx, (b, h, tq, d), tk, dv, 130)
+    out = run(ctx, q.float(), k.float(), v.float(), n_splits)
+    sizes = ", ".join(str(stop - start) for start, stop in chunks(tk, n_splits))
+    where = f"B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, n_splits={n_splits}, drawn from the seed"
+    result = against_truth([(f"output ({where}): chunks of {sizes}", out, truth(q, k, v, torch.float64),
+                             baseline(q, k, v, n_splits, torch.float32))])  # fmt: skip
+    if result.status == "pass":
+        result.message += f" ({where})"
+    return result
+
+
 def gradient_check(ctx: Context, dtype):
     base = qkv(ctx, (2, 3, 2, 8), 37, 6, 200)
     seed_grad = ctx.randn(2, 3, 2, 6, gen=ctx.generator(201), dtype=torch.float64)
@@ -220,6 +235,7 @@ class FlashDecodingTask:
             check = partial(numerical_check, ctx, tk, n_splits, 1, torch.float32, n)
             defs.append(CheckDef(f"numerical.tk{tk}-splits{n_splits}", "numerical", check))
         defs.append(CheckDef("numerical.queries-4", "numerical", partial(numerical_check, ctx, 37, 4, 4, torch.float32, 50)))
+        defs.append(CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)))
         for dtype in ctx.dtypes[1:]:
             for n, (tk, n_splits) in enumerate(HALF_CASES):
                 check = partial(numerical_check, ctx, tk, n_splits, 1, dtype, 60 + n)

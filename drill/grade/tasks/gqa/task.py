@@ -3,7 +3,7 @@
 K and V have n_kv_heads heads; query head h reads kv head h // (n_heads // n_kv_heads), the
 grouping of LLaMA's ``repeat_kv`` (``repeat_interleave`` on the head axis). The module
 battery of the module engine (drill.grade.checks.module) runs on MQA (one kv head) and on 8 heads over 2 kv heads; extra
-checks cover a 6-over-2 grouping and the MHA extreme (n_kv_heads == n_heads).
+checks cover a 6-over-2 grouping, the MHA extreme (n_kv_heads == n_heads) and a grouping drawn from the seed.
 """
 
 from __future__ import annotations
@@ -70,6 +70,14 @@ def gqa_attention(x, params, layout: Layout, n_heads: int, n_kv: int, mask, vari
     return layout.project_out(merged, params) if base.out_proj else merged
 
 
+def drawn_grouping(ctx: Context) -> tuple[tuple[int, int, int, int], int]:
+    """((B, T, H, head_dim), n_kv_heads) drawn from the seed: groups of 2 to 4 over 1 to 3 kv heads, and B, T and
+    head_dim (never the fixed checks' 4) distinct from H."""
+    n_kv, group = ctx.sizes(320, (1, 3), (2, 4))
+    b, t, hd = ctx.sizes(321, (1, 4), (2, 12), (2, 9), avoid=(n_kv * group, GQA[3]))
+    return (b, t, n_kv * group, hd), n_kv
+
+
 class GqaTask(ModuleTask):
     roles = ("d_model", "n_heads", "n_kv_heads")
 
@@ -130,6 +138,7 @@ class GqaTask(ModuleTask):
             CheckDef("numerical.gqa-6-over-2", "numerical", partial(self.grouped_check, ctx, GQA, 2, 0)),
             CheckDef("numerical.mha-extreme", "numerical", partial(self.grouped_check, ctx, (2, 5, 3, 4), 3, 1)),
             CheckDef("numerical.mqa-extreme", "numerical", partial(self.grouped_check, ctx, (3, 4, 5, 2), 1, 2)),
+            CheckDef("numerical.drawn", "numerical", partial(self.grouped_check, ctx, *drawn_grouping(ctx), 3)),
         ]
         return defs[:1] + extra + defs[1:]
 

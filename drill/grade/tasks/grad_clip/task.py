@@ -98,6 +98,18 @@ def clip_check(ctx: Context, norm: float, max_norm: float, dtype, offset: int, s
     return result
 
 
+def drawn_check(ctx: Context):
+    """Four to six parameters of drawn shapes (1-D to 3-D), a drawn total_norm above a drawn max_norm: a file
+    right only at the fixed three parameters and norms fails here."""
+    n, a, b, c = ctx.sizes(300, (4, 6), (2, 9), (2, 9), (2, 9))
+    shapes = ((a, b), (c,), (b, a, c), (c, a), (b,), (a, c, b))[:n]
+    u = torch.rand(2, generator=ctx.generator(301), dtype=torch.float64).tolist()
+    norm, max_norm = round(2 + 18 * u[0], 2), round(0.1 + 1.4 * u[1], 2)
+    result = clip_check(ctx, norm, max_norm, torch.float32, 302, shapes)
+    result.message = f"grads={'+'.join(str(list(s)) for s in shapes)} (drawn from the seed): {result.message}"
+    return result
+
+
 def below_check(ctx: Context):
     """Below max_norm the gradients must come back exactly as they went in."""
     grads = [g.float() for g in make_grads(ctx, 150, 0.5)]
@@ -195,6 +207,7 @@ class GradClipTask:
             CheckDef("numerical.below-max-norm", "numerical", partial(below_check, ctx)),
             CheckDef("numerical.float64", "numerical", partial(clip_check, ctx, 5.0, 1.0, torch.float64, 4)),
             CheckDef("numerical.tiny-norm", "numerical", partial(clip_check, ctx, 1e-4, 5e-5, torch.float64, 5)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
         ]
         if ctx.device.type == "cuda":
             defs += [CheckDef(f"numerical.{str(dt)[6:]}", "numerical", partial(clip_check, ctx, 5.0, 1.0, dt, 6))

@@ -112,8 +112,8 @@ def shape_check(ctx: Context, grouped: bool, mask_as=None):
 
 
 def numerical_check(ctx: Context, offset: int, dtype=torch.float32, grouped: bool = False, on_policy: bool = False,
-                    mask_as=None, **kwargs):  # fmt: skip
-    inputs = make_inputs(ctx, 100 + offset, clip_eps=kwargs.get("clip_eps", 0.2))
+                    mask_as=None, size=(B, G, L), **kwargs):  # fmt: skip
+    inputs = make_inputs(ctx, 100 + offset, *size, clip_eps=kwargs.get("clip_eps", 0.2))
     if on_policy:
         inputs = (inputs[0], inputs[0].clone(), *inputs[2:])
     sent = cast(inputs, dtype, mask_as)
@@ -127,11 +127,11 @@ def numerical_check(ctx: Context, offset: int, dtype=torch.float32, grouped: boo
     return result
 
 
-def gradient_check(ctx: Context):
+def gradient_check(ctx: Context, offset: int = 0, size=(B, G, L), **kwargs):
     """d loss / d logps, per token (the only input that carries the policy's gradient)."""
-    inputs = make_inputs(ctx, 200)
+    inputs = make_inputs(ctx, 200 + offset, *size, clip_eps=kwargs.get("clip_eps", 0.2))
     leaf = inputs[0].float().requires_grad_()
-    loss = run(ctx, (leaf, *cast(inputs, torch.float32)[1:]))
+    loss = run(ctx, (leaf, *cast(inputs, torch.float32)[1:]), **kwargs)
     ctx.call(lambda: (loss * 1.7).backward(), watch=False)
     if leaf.grad is None:
         return outcome("fail", "no gradient reaches logps (is the loss detached?)")
@@ -139,9 +139,21 @@ def gradient_check(ctx: Context):
     for precision in (torch.float64, torch.float32):
         sent = cast(cast(inputs, torch.float32), precision)
         ref_leaf = sent[0].clone().requires_grad_()
-        (reference(ref_leaf, *sent[1:]) * 1.7).backward()
+        (reference(ref_leaf, *sent[1:], **kwargs) * 1.7).backward()
         grads.append(ref_leaf.grad)
     return against_truth([("d loss / d logps", leaf.grad, *grads)])
+
+
+def drawn_check(ctx: Context, check):
+    """``check`` (numerical_check or gradient_check) at B, G, L, clip_eps and beta drawn from the seed; the sizes
+    are never the fixed checks' (2, 4, 5), so a hard-coded group size or length fails."""
+    size = ctx.sizes(600, (1, 5), (2, 8), (3, 12), avoid=(B, G, L))
+    clip, beta = ctx.sizes(601, (10, 30), (0, 50))
+    kwargs = {"clip_eps": clip / 100, "beta": beta / 100}
+    result = check(ctx, 9, size=size, **kwargs)
+    given = "" if check is numerical_check else f", clip_eps={kwargs['clip_eps']:g}, beta={kwargs['beta']:g}"  # its message has them
+    result.message = f"a configuration drawn from the seed (B={size[0]}, G={size[1]}, L={size[2]}{given}): {result.message}"
+    return result
 
 
 def padding_check(ctx: Context):
@@ -255,12 +267,14 @@ class GRPOTask:
             CheckDef("numerical.strong-kl", "numerical", partial(numerical_check, ctx, 4, beta=0.5)),
             CheckDef("numerical.no-kl-clip-0.1", "numerical", partial(numerical_check, ctx, 5, beta=0.0, clip_eps=0.1)),
             CheckDef("numerical.float64", "numerical", partial(numerical_check, ctx, 6, torch.float64, beta=0.1)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx, numerical_check)),
         ]
         if ctx.device.type == "cuda":
             defs += [CheckDef(f"numerical.{str(dt)[6:]}", "numerical", partial(numerical_check, ctx, 7, dt))
                      for dt in (torch.float16, torch.bfloat16)]  # fmt: skip
         return defs + [
             CheckDef("gradient.logps", "gradient", partial(gradient_check, ctx)),
+            CheckDef("gradient.drawn", "gradient", partial(drawn_check, ctx, gradient_check)),
             CheckDef("mask-leak.padding", "mask-leak", partial(padding_check, ctx)),
             CheckDef("stability.equal-rewards", "stability", partial(equal_rewards_check, ctx)),
             CheckDef("stability.large-log-ratios", "stability", partial(large_ratio_check, ctx)),

@@ -94,6 +94,22 @@ def numerical_check(ctx: Context, causal: bool, dtype, offset: int):
     return versus_truth(f"output (T=12, causal={causal}, {str(dtype)[6:]})", out, q, k, v, causal, dtype)
 
 
+def drawn_check(ctx: Context):
+    """B, H, T, D and Dv drawn from the seed (the fixed checks use D 8 or 4, Dv 6 or 4), causal and not, with the
+    leading dims (B, H) and (B * H,): every other numerical check passes 4-D inputs, where a hard-coded axis 2 is T."""
+    b, h, t, d, dv = ctx.sizes(320, (1, 4), (1, 5), (5, 24), (2, 11), (2, 11), avoid=(4, 6, 8, 12))
+    pairs = []
+    for lead in ((b, h), (b * h,)):
+        q, k, v = (z.reshape(*lead, t, z.shape[-1]) for z in qkv(ctx, (b, h), t, d, dv, 130))
+        for causal in (False, True):
+            out = run(ctx, q.float(), k.float(), v.float(), causal)
+            truth, same = reference(q, k, v, causal), reference(q, k, v, causal, dtype=torch.float32)
+            pairs.append((f"output {[*lead, t, dv]} (causal={causal})", out, truth, same))
+    result = against_truth(pairs)
+    result.message = f"B={b}, H={h}, T={t}, D={d}, Dv={dv} (drawn from the seed): {result.message}"
+    return result
+
+
 def eps_check(ctx: Context):
     """eps = 0.5 and 2.0: the value passed must be the one added to the normaliser."""
     q, k, v = qkv(ctx, (2, 3), 9, 4, 6, 150)
@@ -204,6 +220,7 @@ class LinearAttentionTask:
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         q, k, v = qkv(ctx, (2, 3), 12, 8, 6, 800, torch.float32)
         defs += [
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("numerical.eps", "numerical", partial(eps_check, ctx)),
             CheckDef("rules.no-quadratic", "rules", partial(memory_check, ctx)),
             CheckDef("mask-leak.future", "mask-leak", partial(future_leak_check, ctx)),

@@ -161,11 +161,12 @@ def shape_check(ctx: Context, shape, r: int = R, non_contiguous: bool = False):
     return outcome("fail", problem) if problem else outcome("pass", f"r = {r}: output {list(out.shape)}")
 
 
-def numerical_check(ctx: Context, dtype, offset: int, r: int = R, alpha: float = ALPHA, bias: bool = True, shape=(OUT, IN)):
+def numerical_check(ctx: Context, dtype, offset: int, r: int = R, alpha: float = ALPHA, bias: bool = True, shape=(OUT, IN),
+                    lead=X[:-1]):  # fmt: skip
     built = build(ctx, dtype, shape, r, alpha, bias, offset)
     if built.names is None:
         return outcome("skip", NO_LAYOUT)
-    x = ctx.randn(*X[:-1], shape[1], gen=ctx.generator(100 + offset), dtype=torch.float64).to(dtype)
+    x = ctx.randn(*lead, shape[1], gen=ctx.generator(100 + offset), dtype=torch.float64).to(dtype)
     truth = reference(x.double(), built.params(torch.float64), r, alpha)
     same = reference(x, built.params(dtype), r, alpha)
     what = f"r={r}, alpha={alpha:g}{'' if bias else ', base without bias'}, {str(dtype)[6:]}"
@@ -196,6 +197,25 @@ def merged_check(ctx: Context, bias: bool = True, shape=(OUT, IN), r: int = R, a
     result = against_truth(pairs)
     if result.status == "pass":
         result.message = f"{'with' if bias else 'without'} a base bias, [{out}, {in_}]: {result.message}"
+    return result
+
+
+def drawn(ctx: Context):
+    """[out, in], r, alpha and the batch dims drawn from the seed (alpha / r never the fixed checks' 4)."""
+    out, in_, r, b, t = ctx.sizes(300, (3, 12), (3, 12), (1, 6), (1, 4), (2, 7))
+    (alpha,) = ctx.sizes(301, (1, 32), avoid=(4 * r,))
+    return (out, in_), r, float(alpha), (b, t)
+
+
+def drawn_check(ctx: Context, merge: bool):
+    shape, r, alpha, lead = drawn(ctx)
+    if merge:
+        result = merged_check(ctx, True, shape, r, alpha, 23)
+        where = f"out={shape[0]}, in={shape[1]}, r={r}, alpha={alpha:g} (drawn from the seed)"
+    else:
+        result = numerical_check(ctx, torch.float32, 5, r, alpha, True, shape, lead)
+        where = f"x={[*lead, shape[1]]}, out={shape[0]}, in={shape[1]} (drawn from the seed)"
+    result.message = f"{where}: {result.message}"
     return result
 
 
@@ -328,6 +348,8 @@ class LoRATask:
             CheckDef("numerical.merged", "numerical", partial(merged_check, ctx)),
             CheckDef("numerical.merged-no-bias", "numerical", partial(merged_check, ctx, False, offset=21)),
             CheckDef("numerical.merged-r4-alpha16", "numerical", partial(merged_check, ctx, True, (7, 3), 4, 16.0, 22)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx, False)),
+            CheckDef("numerical.merged-drawn", "numerical", partial(drawn_check, ctx, True)),
             CheckDef("gradient.frozen-base", "gradient", partial(gradient_check, ctx)),
             CheckDef("mask-leak.rows", "mask-leak", partial(rows_check, ctx)),
             CheckDef("stability.large-inputs", "stability", partial(large_check, ctx)),

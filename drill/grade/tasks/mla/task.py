@@ -27,6 +27,14 @@ DECODE_CASES = (
     ("numerical.decode-chunks-3-1-4", (3, 1, 4)),
     ("numerical.decode-prefill-5-then-1-1", (5, 1, 1)),
 )
+
+
+def drawn_decode(ctx: Context) -> tuple[tuple[int, ...], tuple[int, int, int]]:
+    """Chunks (a prefill, a chunk, one token) and (B, heads, head_dim) drawn from the seed: the fixed cases all
+    decode 3 heads of 4."""
+    b, h, hd = ctx.sizes(320, (1, 4), (1, 6), (2, 9), avoid=BASE[2:])
+    prefill, chunk = ctx.sizes(321, (2, 7), (2, 5))
+    return (prefill, chunk, 1), (b, h, hd)
 ACCEPTED = ("nn.Linear layers W_q (d_model -> d_model), W_dkv (d_model -> d_latent), W_uk and W_uv "
             "(d_latent -> d_model) and W_o (d_model -> d_model), bias optional")  # fmt: skip
 
@@ -166,15 +174,20 @@ class MlaTask(ModuleTask):
 
     # --- checks ---------------------------------------------------------------
 
-    def decode_check(self, ctx: Context, sizes, offset):
-        built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
+    def decode_check(self, ctx: Context, sizes, offset, batch_heads=(BASE[0], *BASE[2:])):
+        """Chunks of ``sizes`` against the full causal forward, for (B, heads, head_dim) ``batch_heads``."""
+        b, h, hd = batch_heads
+        built = self.build(ctx, h * hd, h)
         if built.layout is None:
             return outcome("skip", NO_LAYOUT)
-        x, _ = self.inputs(ctx, (BASE[0], sum(sizes), BASE[2], BASE[3]), 1200 + offset, torch.float64)
+        x, _ = self.inputs(ctx, (b, sum(sizes), h, hd), 1200 + offset, torch.float64)
         out, _ = self.decode(ctx, built.module, x.float(), sizes)
         truth, same = (self.reference(built, x, None, dtype) for dtype in (torch.float64, torch.float32))
         how = "one token at a time" if set(sizes) == {1} else f"in chunks of {' then '.join(map(str, sizes))} tokens"
-        return against_truth([(f"outputs decoded {how}", out, truth, same)])
+        result = against_truth([(f"outputs decoded {how}", out, truth, same)])
+        if batch_heads != (BASE[0], *BASE[2:]):
+            result.message = f"B={b}, {h} head{'s' if h > 1 else ''} of {hd} (drawn from the seed): {result.message}"
+        return result
 
     def latent_cache_check(self, ctx: Context):
         """After chunks of 3 and 2 tokens the cache must be c_kv = W_dkv x of all 5, [B, 5, d_latent]."""
@@ -216,6 +229,8 @@ class MlaTask(ModuleTask):
         defs = super().checks(ctx)
         for n, (check_id, sizes) in enumerate(DECODE_CASES):
             defs.append(CheckDef(check_id, "numerical", partial(self.decode_check, ctx, sizes, n)))
+        sizes, batch_heads = drawn_decode(ctx)
+        defs.append(CheckDef("numerical.decode-drawn", "numerical", partial(self.decode_check, ctx, sizes, 3, batch_heads)))
         defs += [
             CheckDef("rules.cache-is-latent", "rules", partial(self.latent_cache_check, ctx)),
             CheckDef("mask-leak.decode-chunk", "mask-leak", partial(self.chunk_leak_check, ctx)),

@@ -106,16 +106,17 @@ def find_router(module, d: int, n_exp: int):
     return None
 
 
-def build(ctx: Context, dtype=torch.float32, n_exp: int = E, k: int = K) -> Built:
-    module = ctx.instantiate((D, D_FF, n_exp, k), dtype)
-    return Built(module, find_router(module, D, n_exp), n_exp, k)
+def build(ctx: Context, dtype=torch.float32, n_exp: int = E, k: int = K, d: int = D, d_ff: int = D_FF) -> Built:
+    module = ctx.instantiate((d, d_ff, n_exp, k), dtype)
+    return Built(module, find_router(module, d, n_exp), n_exp, k)
 
 
 def make_tokens(ctx: Context, built: Built, n: int, offset: int, scale: float = 1.0):
     """``n`` float64 tokens whose top-k set and top-1 expert win by at least MARGIN (relative)."""
     gen = ctx.generator(offset)
-    pool = scale * ctx.randn(40 * n, D, gen=gen, dtype=torch.float64)
-    logits = pool @ built.router_weight().T
+    router = built.router_weight()
+    pool = scale * ctx.randn(40 * n, router.shape[1], gen=gen, dtype=torch.float64)
+    logits = pool @ router.T
     ranked = logits.sort(dim=-1, descending=True).values
     spread = ranked[:, 0] - ranked[:, -1]
     ok = (ranked[:, 0] - ranked[:, 1] > MARGIN * spread) & (
@@ -153,32 +154,41 @@ def shape_check(ctx: Context, shape, k: int = K):
     return outcome("pass", f"top_k {k}: y {list(y.shape)}, a 0-dim aux_loss")
 
 
-def truth_pair(ctx: Context, k: int, n_exp: int, shape, offset: int, dtype=torch.float32):
+def truth_pair(ctx: Context, k: int, n_exp: int, shape, offset: int, dtype=torch.float32, d_ff: int = D_FF):
     """(module in dtype, x in dtype, truth (y, aux), same-precision (y, aux)) for tokens shaped ``shape``."""
-    built = build(ctx, dtype, n_exp, k)
-    wide = build(ctx, torch.float64, n_exp, k)
+    built = build(ctx, dtype, n_exp, k, shape[-1], d_ff)
+    wide = build(ctx, torch.float64, n_exp, k, shape[-1], d_ff)
     if not built.ok or not wide.ok:
         return None
     n = 1
     for s in shape[:-1]:
         n *= s
     x = make_tokens(ctx, wide, n, offset).to(dtype)
-    x2d = x.reshape(-1, D)
+    x2d = x.reshape(-1, shape[-1])
     truth = reference(x2d.double(), wide.router_weight(), wide.expert_outputs(ctx, x2d.double()), k)
     same = reference(x2d, built.router_weight(dtype), built.expert_outputs(ctx, x2d), k)
     return built, x.reshape(shape), truth, same
 
 
-def numerical_check(ctx: Context, offset: int, k: int = K, n_exp: int = E, shape=X, dtype=torch.float32):
-    found = truth_pair(ctx, k, n_exp, shape, 100 + offset, dtype)
+def numerical_check(ctx: Context, offset: int, k: int = K, n_exp: int = E, shape=X, dtype=torch.float32, d_ff: int = D_FF):
+    found = truth_pair(ctx, k, n_exp, shape, 100 + offset, dtype, d_ff)
     if found is None:
         return outcome("skip", NO_LAYOUT)
     built, x, (ty, ta), (sy, sa) = found
     y, aux = forward(ctx, built.module, x)
     what = f"{n_exp} experts, top_k {k}, {str(dtype)[6:]}"
-    result = against_truth([(f"y ({what})", y.reshape(-1, D), ty, sy), (f"aux_loss ({what})", aux, ta, sa)])
+    result = against_truth([(f"y ({what})", y.reshape(-1, shape[-1]), ty, sy), (f"aux_loss ({what})", aux, ta, sa)])
     if result.status == "pass":
         result.message = f"{what}: {result.message}"
+    return result
+
+
+def drawn_check(ctx: Context):
+    """d_model, d_ff, the number of experts, top_k and the token grid drawn from the seed."""
+    d, d_ff, n_exp, b, t = ctx.sizes(300, (3, 10), (4, 16), (3, 6), (1, 3), (2, 9), avoid=(D,))
+    (k,) = ctx.sizes(301, (1, n_exp - 1))
+    result = numerical_check(ctx, 6, k, n_exp, (b, t, d), d_ff=d_ff)
+    result.message = f"B={b}, T={t}, d_model={d}, d_ff={d_ff} (drawn from the seed): {result.message}"
     return result
 
 
@@ -364,6 +374,7 @@ class MoETask:
             CheckDef("numerical.top-1", "numerical", partial(numerical_check, ctx, 2, 1)),
             CheckDef("numerical.top-3-of-5", "numerical", partial(numerical_check, ctx, 3, 3, 5)),
             CheckDef("numerical.float64", "numerical", partial(numerical_check, ctx, 4, dtype=torch.float64)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             *half,
             CheckDef("numerical.weights-sum-to-one", "numerical", partial(weights_sum_check, ctx)),
             CheckDef("gradient.x-and-router", "gradient", partial(gradient_check, ctx)),

@@ -72,8 +72,8 @@ def shape_check(ctx: Context, lengths, t, causal):
     return outcome("pass", f"bool {list(out.shape)}")
 
 
-def exact_check(ctx: Context, causal: bool):
-    for lengths, t in CASES:
+def exact_check(ctx: Context, causal: bool, cases=CASES):
+    for lengths, t in cases:
         out = run(ctx, lengths, t, causal).bool()
         wrong = out != reference(lengths, t, causal, device=ctx.device)
         if wrong.any():
@@ -84,7 +84,22 @@ def exact_check(ctx: Context, causal: bool):
                 f"(query {i} {'may' if out[b, 0, i, j] else 'may not'} attend key {j})",
             )
     kind = "causal + padding" if causal else "padding"
-    return outcome("pass", f"{kind} masks equal the reference for {len(CASES)} length sets")
+    return outcome("pass", f"{kind} masks equal the reference for {len(cases)} length sets")
+
+
+def drawn_check(ctx: Context):
+    """B, two T (never a fixed case's) and the lengths drawn from the seed, with and without causal."""
+    b, *ts = ctx.sizes(400, (2, 9), (4, 14), (4, 14), avoid=(3, 5, 6, 7))
+    gen = ctx.generator(401)
+    cases = tuple((tuple(torch.randint(1, t + 1, (b,), generator=gen).tolist()), t) for t in ts)
+    messages = []
+    for causal in (False, True):
+        result = exact_check(ctx, causal, cases)
+        messages.append(result.message)
+        if result.status != "pass":
+            break
+    result.message = f"a configuration drawn from the seed (B={b}, T={ts}): {'; '.join(messages)}"
+    return result
 
 
 def leak_check(ctx: Context, causal: bool):
@@ -154,6 +169,7 @@ class PaddingTask:
             CheckDef("shape.causal", "shape", partial(shape_check, ctx, (2, 4), 6, True)),
             CheckDef("numerical.padding", "numerical", partial(exact_check, ctx, False)),
             CheckDef("numerical.causal", "numerical", partial(exact_check, ctx, True)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("mask-leak.padding", "mask-leak", partial(leak_check, ctx, False)),
             CheckDef("mask-leak.causal", "mask-leak", partial(leak_check, ctx, True)),
             CheckDef("stability.no-empty-row", "stability", partial(empty_rows_check, ctx, False)),

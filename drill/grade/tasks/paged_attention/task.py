@@ -141,6 +141,29 @@ def numerical_check(ctx: Context, config, dtype, offset: int):
     return against_truth([(f"output ({describe(config)})", out, truth, same)])
 
 
+def drawn_config(ctx: Context):
+    """B, H, D, block_size (distinct), max_blocks and the context lengths drawn from the seed; D is never 8, the head
+    dim of every fixed numerical case. Two spare physical blocks beyond the ones the sequences use."""
+    b, h, d, bs = ctx.sizes(130, (1, 4), (1, 5), (2, 12), (2, 9), avoid=(BASE[2],))
+    max_blocks = ctx.sizes(131, (2, 6))[0]
+    lens = tuple(torch.randint(1, max_blocks * bs + 1, (b,), generator=ctx.generator(132)).tolist())
+    return b, h, d, bs, max_blocks, sum(-(-n // bs) for n in lens) + 2, lens
+
+
+def drawn_check(ctx: Context):
+    """One call on caches of a configuration drawn from the seed (float32)."""
+    config = drawn_config(ctx)
+    b, h, d = config[:3]
+    where = f"{describe(config)}, B={b}, H={h}, D={d}, drawn from the seed"
+    paged = build(ctx, config, 133)
+    out = run(ctx, *paged.args(torch.float32))
+    truth, same = (paged_reference(*paged.args(precision)) for precision in (torch.float64, torch.float32))
+    result = against_truth([(f"output ({where})", out, truth, same)])
+    if result.status == "pass":
+        result.message += f" ({where})"
+    return result
+
+
 def gradient_check(ctx: Context, dtype):
     paged = build(ctx, BASE, 200)
     seed_grad = ctx.randn(*paged.q.shape, gen=ctx.generator(201), dtype=torch.float64)
@@ -261,6 +284,8 @@ class PagedAttentionTask:
             for n, (check_id, config) in enumerate(NUMERICAL_CASES):
                 defs.append(CheckDef(check_id.replace("numerical", dtype_id("numerical", dtype)), "numerical",
                                      partial(numerical_check, ctx, config, dtype, n)))  # fmt: skip
+            if dtype == torch.float32:
+                defs.append(CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)))
             defs.append(CheckDef(f"{dtype_id('gradient', dtype)}.q-and-caches", "gradient", partial(gradient_check, ctx, dtype)))
         paged = build(ctx, BASE, 1000, torch.float32)
         args = paged.args()

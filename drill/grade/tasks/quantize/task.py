@@ -170,6 +170,16 @@ def levels_check(ctx: Context, w, label: str, code: str | None = None):
     return outcome("pass", f"{label}: q in [-127, 127], every row's absmax at ±127 (exact)")
 
 
+def drawn_check(ctx: Context):
+    """A weight of drawn [out, in] through the scale, error-bound and levels checks: a file right only at the
+    fixed shapes fails here."""
+    shape = ctx.sizes(320, (2, 16), (3, 40), avoid=(OUT, IN))
+    w, label = make_weight(ctx, 321, shape), f"[{shape[0]}, {shape[1]}] float32 (drawn from the seed)"
+    results = [check(ctx, w, label) for check in (scale_check, bound_check, levels_check)]
+    failed = next((r for r in results if r.status != "pass"), None)
+    return failed or outcome("pass", f"{label}: " + "; ".join(r.message.removeprefix(f"{label}: ") for r in results))
+
+
 def zero_row_check(ctx: Context):
     w = make_weight(ctx, 400)
     w[2] = 0.0
@@ -309,6 +319,7 @@ class QuantizeTask:
             CheckDef("numerical.error-bound", "numerical", partial(finished(bound_check), ctx, w(4), "[6, 10] float32")),
             CheckDef("numerical.error-bound-wide", "numerical", partial(finished(bound_check), ctx, w(5, (3, 64)), "[3, 64] float32")),
             CheckDef("numerical.float64", "numerical", partial(finished(bound_check), ctx, w(6, dtype=torch.float64), "[6, 10] float64")),
+            CheckDef("numerical.drawn", "numerical", partial(finished(drawn_check), ctx)),
             CheckDef("numerical.bfloat16-scale", "numerical", partial(finished(scale_check), ctx, bf16(), "bfloat16 rows")),
             CheckDef("numerical.bfloat16-levels", "numerical", partial(finished(levels_check), ctx, bf16(), "bfloat16 rows whose "
                      "absmax / scale rounds to 128")),  # fmt: skip

@@ -96,6 +96,15 @@ def numerical_check(ctx: Context, shape, positions, base, offset):
     return result
 
 
+def drawn_check(ctx: Context):
+    """[B, H, T, d] (d = 2 * a drawn half) and T positions up to 255, all drawn from the seed."""
+    b, h, t, half = ctx.sizes(320, (1, 3), (1, 4), (2, 9), (2, 12))
+    positions = torch.randint(0, 256, (t,), generator=ctx.generator(321)).tolist()
+    result = numerical_check(ctx, (b, h, t, 2 * half), positions, None, 322)
+    result.message = f"x=[{b}, {h}, {t}, {2 * half}] (drawn from the seed): {result.message}"
+    return result
+
+
 def _norm_drift(x, out) -> float:
     return (out.double().norm(dim=-1) / x.double().norm(dim=-1) - 1).abs().max().item()
 
@@ -191,6 +200,7 @@ class RopeTask:
             CheckDef("numerical.offset", "numerical", partial(numerical_check, ctx, (3, 4, 16), range(37, 41), None, 1)),
             CheckDef("numerical.unordered", "numerical", partial(numerical_check, ctx, (2, 6, 12), (9, 0, 4, 4, 30, 1), None, 2)),
             CheckDef("numerical.base-500", "numerical", partial(numerical_check, ctx, (2, 5, 8), range(2, 7), 500.0, 3)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("numerical.relative-position", "numerical", partial(relative_check, ctx)),
             CheckDef("stability.norm-preserving", "stability", partial(norm_check, ctx)),
             CheckDef("gradient.x", "gradient", partial(gradient_check, ctx)),

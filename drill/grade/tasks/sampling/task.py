@@ -115,6 +115,17 @@ def filter_check(ctx: Context, shape, offset: int, temperature=1.0, top_k=0, top
     return result
 
 
+def drawn_check(ctx: Context):
+    """filter_logits on a [B, T, V] batch (V never a fixed check's) and a temperature, top_k and top_p drawn from the seed."""
+    b, t, vocab, top_k = ctx.sizes(300, (2, 4), (3, 6), (13, 40), (2, 11), avoid=(16,))
+    tenths, percent = ctx.sizes(301, (5, 20), (50, 95))
+    kwargs = {"temperature": tenths / 10, "top_k": top_k, "top_p": percent / 100}
+    result = filter_check(ctx, (b, t, vocab), 11, **kwargs)
+    given = ", ".join(f"{k}={v:g}" for k, v in kwargs.items())
+    result.message = f"a configuration drawn from the seed (shape {[b, t, vocab]}, {given}): {result.message}"
+    return result
+
+
 def shape_check(ctx: Context, shape, dtype):
     logits = ctx.randn(*shape, gen=ctx.generator(7), dtype=dtype)
     out = run_filter(ctx, logits, temperature=0.8, top_k=3, top_p=0.9)
@@ -251,6 +262,7 @@ class SamplingTask:
             CheckDef("numerical.top-p-tiny", "numerical", partial(f, (5, 12), 5, top_p=1e-9)),
             CheckDef("numerical.top-k-1", "numerical", partial(f, (5, 12), 6, temperature=0.5, top_k=1, top_p=0.5)),
             CheckDef("numerical.float64", "numerical", partial(f, (4, 12), 7, temperature=0.9, top_k=8, top_p=0.9, dtype=torch.float64)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("numerical.sample-distribution", "numerical", partial(distribution_check, ctx)),
             CheckDef("stability.large-logits", "stability", partial(f, (4, 12), 8, top_p=0.95, scale=1e3)),
             CheckDef("stability.low-temperature", "stability", partial(f, (4, 12), 9, temperature=0.01, top_p=0.9)),

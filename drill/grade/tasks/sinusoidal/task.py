@@ -95,6 +95,13 @@ def numerical_check(ctx: Context, t: int, d: int, base: float | None):
     return per_position(label, run(ctx, t, d, base), t, d, 10000.0 if base is None else base)
 
 
+def drawn_check(ctx: Context):
+    """T, d_model (even) and base drawn from the seed: a file right only at the fixed shapes fails here."""
+    t, half, hundreds = ctx.sizes(330, (2, 300), (1, 48), (1, 200))
+    d, base = 2 * half, 100.0 * hundreds
+    return per_position(f"T={t}, d_model={d}, base={base:g} (drawn from the seed)", run(ctx, t, d, base), t, d, base)
+
+
 def position_zero_check(ctx: Context):
     row = run(ctx, 3, 8)[0]
     expected = torch.tensor([0.0, 1.0] * 4)
@@ -148,6 +155,7 @@ class SinusoidalTask:
             CheckDef("numerical.odd-pairs", "numerical", partial(numerical_check, ctx, 9, 6, None)),
             CheckDef("numerical.base-500", "numerical", partial(numerical_check, ctx, 20, 8, 500.0)),
             CheckDef("numerical.long", "numerical", partial(numerical_check, ctx, 4096, 64, None)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("numerical.position-zero", "numerical", partial(position_zero_check, ctx)),
             CheckDef("stability.unit-pairs", "stability", partial(unit_pairs_check, ctx)),
             CheckDef("robustness.prefix", "robustness", partial(prefix_check, ctx)),

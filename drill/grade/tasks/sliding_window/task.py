@@ -100,6 +100,19 @@ def numerical_check(ctx: Context, t: int, window: int, dtype, offset: int):
     return versus_truth(f"output (T={t}, window={window}, {str(dtype)[6:]})", out, q, k, v, window, dtype)
 
 
+def drawn_check(ctx: Context):
+    """B, H, T, D, Dv and the window drawn from the seed (no size is 8, the head dim of every fixed numerical
+    case), float32; the window may exceed T, as the contract allows."""
+    b, h, t, d, dv, window = ctx.sizes(130, (1, 3), (1, 5), (6, 24), (2, 16), (2, 16), (1, 12), avoid=(8,))
+    q, k, v = qkv(ctx, (b, h), t, d, dv, 130)
+    where = f"B={b}, H={h}, T={t}, D={d}, Dv={dv}, window={window}, drawn from the seed"
+    out = run(ctx, q.float(), k.float(), v.float(), window)
+    result = versus_truth(f"output ({where})", out, q, k, v, window, torch.float32)
+    if result.status == "pass":
+        result.message += f" ({where})"
+    return result
+
+
 def gradient_check(ctx: Context, dtype):
     base = qkv(ctx, (2, 3), 11, 8, 6, 200)
     expected = (2, 3, 11, 6)
@@ -190,6 +203,8 @@ class SlidingWindowTask:
                 CheckDef(f"{prefix}.t{t}-window{w}", "numerical", partial(numerical_check, ctx, t, w, dtype, n))
                 for n, (t, w) in enumerate(NUMERICAL_CASES)
             ]
+            if dtype == torch.float32:
+                defs.append(CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)))
             grad_id = dtype_id("gradient", dtype, "gradient.qkv")
             defs.append(CheckDef(grad_id, "gradient", partial(gradient_check, ctx, dtype)))
         q, k, v = qkv(ctx, (2, 3), 12, 8, 6, 600, torch.float32)

@@ -173,6 +173,20 @@ def exact_check(ctx: Context, case: Case, dtype=torch.float32):
     return outcome("pass", f"tokens {got} exact ({path})")
 
 
+def drawn_check(ctx: Context):
+    """gamma and the vocabulary drawn from the seed (never a fixed check's): one case on any path, then one
+    where every draft is accepted, so the bonus token is read at the drawn gamma too."""
+    gamma, vocab = ctx.sizes(70, (2, 9), (9, 30), avoid=(3, 4, 5, 10, 12))
+    messages = []
+    for offset, want, sharp in ((71, None, 1.5), (72, "all", 0.3)):
+        result = exact_check(ctx, make_case(ctx, offset, gamma, vocab, want, sharp))
+        messages.append(result.message)
+        if result.status != "pass":
+            break
+    result.message = f"a configuration drawn from the seed (gamma={gamma}, V={vocab}): {'; '.join(messages)}"
+    return result
+
+
 def residual_check(ctx: Context):
     """p(x0) = 0 forces a rejection: the resampled token must follow norm(max(0, p - q)) over a grid of uniforms."""
     q = torch.tensor([[0.4, 0.1, 0.2, 0.1, 0.1, 0.1]], dtype=torch.float64)
@@ -298,6 +312,7 @@ class SpeculativeTask:
             CheckDef("numerical.reject-last", "numerical", partial(exact_check, ctx, c(6, 3, 8, "reject@2"))),
             CheckDef("numerical.gamma-1", "numerical", partial(exact_check, ctx, c(7, 1, 10))),
             CheckDef("numerical.float64", "numerical", partial(exact_check, ctx, c(8, 5, 12), torch.float64)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
             CheckDef("numerical.residual", "numerical", partial(residual_check, ctx)),
             CheckDef("numerical.target-distribution", "numerical", partial(distribution_check, ctx)),
             CheckDef("stability.small-residual", "stability", partial(exact_check, ctx, small_residual_case(ctx), torch.float64)),

@@ -1,0 +1,36 @@
+"""A module task whose heads are drawn too: every other numerical check of the module engine builds 3 heads of 4
+(B and T drawn), where a scale or a reshape hard-coded to head_dim 4 is right."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import torch
+
+from drill.grade.checks.compare import against_truth
+from drill.grade.checks.module import BASE, NO_LAYOUT, ModuleTask
+from drill.grade.context import CheckDef, Context, outcome
+
+
+class DrawnHeadsTask(ModuleTask):
+    """The module battery plus ``numerical.drawn``: B, T, the number of heads and head_dim drawn from the seed."""
+
+    def drawn_check(self, ctx: Context):
+        b, t, h, hd = ctx.sizes(320, (1, 4), (2, 12), (1, 6), (2, 9), avoid=BASE[2:])
+        built = self.build(ctx, h * hd, h)
+        if built.layout is None:
+            return outcome("skip", NO_LAYOUT)
+        x, mask = self.inputs(ctx, (b, t, h, hd), 130, torch.float64)
+        pairs = []
+        for m in (None, mask) if mask is not None else (None,):
+            out = self.forward(ctx, built.module, x.float(), m)
+            truth, same = (self.reference(built, x, m, dt) for dt in (torch.float64, torch.float32))
+            pairs.append(("output" if m is None else "masked output", out, truth, same))
+        result = against_truth(pairs)
+        result.message = f"B={b}, T={t}, {h} head{'s' if h > 1 else ''} of {hd} (drawn from the seed): {result.message}"
+        return result
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        defs = super().checks(ctx)
+        at = max(i for i, d in enumerate(defs) if d.category == "numerical") + 1
+        return defs[:at] + [CheckDef("numerical.drawn", "numerical", partial(self.drawn_check, ctx))] + defs[at:]
