@@ -439,7 +439,7 @@ def grade_cmd(
     memory_limit: Annotated[Optional[str], typer.Option("--memory-limit", help="Memory your code may use, e.g. 4G or 512M (default: 2G, far more than the grader's inputs need; not applied on CUDA).")] = None,
     lang: LangOpt = None,
     as_json: JsonOpt = False,
-    bench: Annotated[bool, typer.Option("--bench", help="Also time your kernel against the reference and torch's SDPA for T = 256 ... 4096, with peak memory.")] = False,
+    bench: Annotated[bool, typer.Option("--bench", help="Also time your kernel: attention against the reference and torch's SDPA for T = 256 ... 4096, with peak memory; a Triton kernel (--device cuda) against torch's op and the GPU's roofline.")] = False,
     bench_max_t: Annotated[int, typer.Option("--bench-max-t", min=256, help="Largest T for --bench (quick runs).")] = 4096,
     trace: Annotated[bool, typer.Option("--trace", help="Show each line of your code with the shapes it made and the reference step it matches; name the line where it goes wrong.")] = False,
 ) -> None:
@@ -447,6 +447,7 @@ def grade_cmd(
     _require_torch()
     from drill import store
     from drill.grade import grade_file
+    from drill.grade.kernel_env import is_kernel_task
     from drill.grade.run import bench_file, parse_size
     from drill.grade.tasks import BENCH_TASKS
     from drill.views import bench_view, grade_view
@@ -457,7 +458,8 @@ def grade_cmd(
                             memory_limit=parse_size(memory_limit) if memory_limit else None, trace=trace, on_event=on_event)  # fmt: skip
     store.record_grade_run(conn, task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
                            codes=[d.code for d in report.diagnosis], seconds=report.duration_s)  # fmt: skip
-    benchable = bench and report.passed and report.task in BENCH_TASKS
+    timed_kernel = is_kernel_task(report.task) and report.device != "cpu"  # the interpreter is never timed
+    benchable = bench and report.passed and (report.task in BENCH_TASKS or timed_kernel)
     timing = bench_file(file, task=report.task, device=device, seed=seed, max_t=bench_max_t) if benchable else None
     lang = "en" if as_json else resolve_lang(lang)
     if bench:

@@ -66,3 +66,10 @@ def test_doctor_says_triton_is_missing(python_without_triton, tmp_path, drill_ho
     assert "triton     not installed (needed only by the kernels track: pip install 'llm-drill[kernels]')" in output
     output, _ = run(python_without_triton, ["doctor", "--lang", "zh"], tmp_path, drill_home)
     assert "未安装（只有 kernel 题需要" in output
+
+
+def test_the_matmul_task_says_how_to_get_triton(python_without_triton, tmp_path, drill_home):
+    output, status = run(python_without_triton, ["whiteboard", "triton_matmul"], tmp_path, drill_home)
+    assert status == 2, output
+    assert "triton_matmul is a Triton kernel task and Triton is not installed here: pip install 'llm-drill[kernels]'" in output
+    assert not list(tmp_path.iterdir())  # no template written

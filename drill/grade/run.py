@@ -10,6 +10,7 @@ from pathlib import Path
 from drill.errors import DrillError
 from drill.grade.benchfit import BenchResult
 from drill.grade.isolation import Event, Worker
+from drill.grade.kernel_bench import KernelBenchResult
 from drill.grade.kernel_env import require_triton
 from drill.grade.precheck import precheck
 from drill.grade.report import Report
@@ -97,9 +98,10 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
 
 
-def bench_file(path: str | Path, *, task: str, device: str = "auto", seed: int | None = 0, max_t: int = 4096) -> BenchResult:
+def bench_file(path: str | Path, *, task: str, device: str = "auto", seed: int | None = 0, max_t: int = 4096) -> BenchResult | KernelBenchResult:
     """Time the kernel in ``path`` in a fresh worker (all its threads: this measures speed, not correctness)."""
     request = make_request(path, task=task, device=device, seed=seed)
     del request["allow_builtins"], request["memory_limit"]
     with Worker() as worker:
-        return BenchResult.from_wire(worker.bench({**request, "max_t": max_t}, BENCH_TIMEOUT))
+        data = worker.bench({**request, "max_t": max_t}, BENCH_TIMEOUT)
+    return KernelBenchResult(data) if data.get("kind") == "kernel" else BenchResult.from_wire(data)

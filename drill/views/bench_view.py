@@ -1,4 +1,5 @@
-"""Rich rendering of ``drill grade --bench``: the grade report, then time ratios and peak memory per T."""
+"""Rich rendering of ``drill grade --bench``: the grade report, then time ratios and peak memory per T
+(a Triton kernel's bench: drill/views/kernel_bench_view.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from drill.grade.benchfit import BenchResult
+from drill.grade.kernel_bench import KernelBenchResult
 from drill.grade.kernel_env import is_kernel_task
 from drill.grade.report import Report
 from drill.grade.tasks import BENCH_TASKS
 from drill.views import grade_view
 from drill.views.console import err, out
+from drill.views.kernel_bench_view import print_kernel_bench
 
 NAMES = ("yours", "reference", "torch")
 INTERPRETED = ("--bench skipped: on CPU your kernel runs under Triton's interpreter (numpy, one program at a time), "
@@ -21,12 +24,15 @@ INTERPRETED = ("--bench skipped: on CPU your kernel runs under Triton's interpre
                "它的速度说明不了 kernel 本身的快慢；只有在 GPU 上编译运行（--device cuda）时才计时")
 
 
-def print_graded(report: Report, bench: BenchResult | None, as_json: bool, lang: str) -> None:
+def print_graded(report: Report, bench: BenchResult | KernelBenchResult | None, as_json: bool, lang: str) -> None:
     """The report, and the bench when it ran (a failing kernel is not benchmarked); JSON adds a ``bench`` key."""
     if as_json:
         print(json.dumps({**report.to_dict(), "bench": bench.to_json() if bench else None}, ensure_ascii=False, indent=2))
         return
     grade_view.print_report(report, False, lang)
+    if isinstance(bench, KernelBenchResult):
+        print_kernel_bench(bench.data, lang)
+        return
     if bench is None:
         if is_kernel_task(report.task) and report.device == "cpu":
             err.print(INTERPRETED[lang == "zh"])

@@ -34,7 +34,8 @@ TASK_FILES = {  # the subject file each task's question lives in
     "kmeans": "handwrite-losses", "sft_loss": "handwrite-rl-sft", "topk_retrieval": "handwrite-rl-sft", "ppo": "handwrite-rl-sft",
     "grpo_successors": "handwrite-rl-sft", "encoder_layer": "handwrite-blocks-systems", "llama_block": "handwrite-blocks-systems",
     "pipeline_1f1b": "handwrite-blocks-systems", "ring_allreduce": "handwrite-blocks-systems", "triton_softmax": "handwrite-kernels",
-    "triton_rmsnorm": "handwrite-kernels", "triton_cumsum": "handwrite-kernels",
+    "triton_rmsnorm": "handwrite-kernels", "triton_cumsum": "handwrite-kernels", "triton_flash_attention": "handwrite-kernels",
+    "triton_matmul": "handwrite-kernels",
 }  # fmt: skip
 
 

@@ -1,5 +1,7 @@
 """What the Triton kernel tasks share: a launch whose out-of-bounds access is a finding, row-strided inputs,
-and the checks every kernel gets (edge sizes, strides, a block size that must divide, out of bounds).
+and the checks every kernel gets (edge sizes, strides, a block size that must divide, out of bounds). A task
+whose launcher maps ``[M, N]`` rows describes it once as :class:`Rows` and takes the checks every row kernel
+gets from :func:`opening_checks`, :func:`out_of_bounds` and :func:`closing_checks`, in its own order.
 
 The user side guards every interpreted launch (drill/grade/user/kernel_guard.py): an access outside
 the tensors a kernel was given raises ``KernelOutOfBounds`` there, which arrives here as the
@@ -8,10 +10,16 @@ message of a UserCodeError and becomes :class:`OutOfBounds`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
 import torch
 
+from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like, unpack
-from drill.grade.context import Context, outcome
+from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.kernel_bench import Case
 from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import RowStrided
 
@@ -93,3 +101,104 @@ def sizes_check(ctx: Context, call, truth_of, shapes, divisible, like):
                 result.codes.append("kernel-block-must-divide")
             return result
     return outcome("pass", f"shapes {', '.join(str(list(s)) for s in shapes)} all match")
+
+
+EDGE_SHAPES = ((1, 1), (3, 17), (2, 129), (4, 127))  # N not a multiple of any block; 129 crosses 128
+DIVISIBLE = (3, 64)
+
+
+def randn(ctx: Context, offset: int, shape, dtype=torch.float32, scale: float = 1.0) -> torch.Tensor:
+    """Standard normal values (times ``scale``) drawn in float64 from the grade's seed and ``offset``, then cast."""
+    return (scale * ctx.randn(*shape, gen=ctx.generator(offset), dtype=torch.float64)).to(dtype)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A task's launcher over ``[M, N]`` rows, as the shared checks call it."""
+
+    ctx: Context
+    call: Callable  # x (a tensor or a RowStrided recipe of one) -> the output tensor
+    truth_of: Callable  # x -> (float64 truth, the reference in x's precision)
+    draw: Callable  # (offset, shape) -> x
+
+
+def shape_check(rows: Rows, shape):
+    x = rows.draw(1, shape)
+    out = rows.call(x)
+    problem = expect_like(out, shape, x)
+    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(out.dtype)[6:]}")
+
+
+@guarded
+def numerical_check(rows: Rows, shape, offset: int):
+    x = rows.draw(offset, shape)
+    return against_truth([(f"output (shape {list(shape)})", rows.call(x), *rows.truth_of(x))])
+
+
+@guarded
+def out_of_bounds_check(rows: Rows, launch_all):
+    """Edge tiles under the guard: every load and store of every launcher must stay inside its tensors."""
+    for shape in ((3, 17), (2, 129)):
+        launch_all(rows.draw(50, shape))
+    return outcome("pass", "shapes [3, 17] and [2, 129]: every load and store stayed inside the tensors")
+
+
+@guarded
+def varying_check(rows: Rows):
+    for n, shape in enumerate(((4, 33), (2, 7), (3, 100))):
+        x = rows.draw(600 + n, shape)
+        result = against_truth([(f"call {n + 1} (shape {list(shape)})", rows.call(x), *rows.truth_of(x))])
+        if result.status != "pass":
+            return result
+    return outcome("pass", "three calls with different shapes in a row all match")
+
+
+def opening_checks(rows: Rows) -> list[CheckDef]:
+    """Shapes (basic, one element, row-strided), then values (edge sizes, sizes drawn from the seed)."""
+    ctx = rows.ctx
+    return [
+        CheckDef("shape.basic", "shape", partial(guarded(shape_check), rows, (3, 7))),
+        CheckDef("shape.one-element", "shape", partial(guarded(shape_check), rows, (1, 1))),
+        CheckDef("shape.row-strided", "shape", partial(strided_check, ctx, rows.call, rows.truth_of, rows.draw(2, (4, 19)), "output")),
+        CheckDef("numerical.edge-sizes", "numerical",
+                 partial(guarded(sizes_check), ctx, rows.call, rows.truth_of, EDGE_SHAPES, DIVISIBLE, partial(rows.draw, 200))),
+        CheckDef("numerical.drawn", "numerical", partial(numerical_check, rows, ctx.sizes(300, (2, 6), (10, 200)), 301)),
+    ]  # fmt: skip
+
+
+def out_of_bounds(rows: Rows, launch_all=None) -> CheckDef:
+    """``mask-leak.out-of-bounds`` on edge tiles; ``launch_all`` runs every launcher of the task on x (default: call)."""
+    return CheckDef("mask-leak.out-of-bounds", "mask-leak", partial(out_of_bounds_check, rows, launch_all or rows.call))
+
+
+def closing_checks(rows: Rows, mutation: Callable, inputs: dict) -> list[CheckDef]:
+    """No input changed by ``mutation()`` (a call on ``inputs``), then three shapes in a row."""
+    return [
+        CheckDef("robustness.no-mutation", "robustness", partial(guarded(no_mutation_check), rows.ctx, mutation, inputs)),
+        CheckDef("robustness.varying-shape", "robustness", partial(varying_check, rows)),
+    ]
+
+
+class KernelTask:
+    """What every kernel task object shares: the refusal's code, and no probes or hypotheses (the checks name the bugs)."""
+
+    builtin_code = "kernel-uses-torch-op"
+
+    def probes(self, ctx: Context) -> list:
+        return []
+
+    def hypotheses(self, ctx: Context):
+        return ()
+
+
+ROW_CASES = (*(Case({"M": 4096, "N": n}) for n in (1024, 4096, 8192)), Case({"M": 4096, "N": 4096}, "float32"))
+
+
+def bench_rows(dims: dict, dtype: torch.dtype, device, gen: torch.Generator) -> tuple:
+    """The ``[M, N]`` input of one ``--bench`` case, drawn where it is timed."""
+    return (torch.randn(dims["M"], dims["N"], generator=gen, device=device, dtype=dtype),)
+
+
+def rows_bytes(dims: dict, esize: int) -> int:
+    """x read once, an output like it written once."""
+    return 2 * dims["M"] * dims["N"] * esize

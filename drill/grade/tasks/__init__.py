@@ -89,6 +89,8 @@ register(TaskSpec("ring_allreduce", "ring_allreduce"))
 register(TaskSpec("triton_softmax", "softmax"))
 register(TaskSpec("triton_rmsnorm", "rms_norm"))
 register(TaskSpec("triton_cumsum", "cumsum"))
+register(TaskSpec("triton_flash_attention", "flash_attention"))
+register(TaskSpec("triton_matmul", "matmul"))
 
 
 BENCH_TASKS = ("sdpa", "flash")  # `--bench` times entry points called as fn(q, k, v)

@@ -116,6 +116,15 @@ class RowStrided:
 
 
 @dataclass(frozen=True)
+class Strided:
+    """A tensor for the user side as a view with the given element strides (a transposed matrix is strides
+    ``(1, m)``) over a NaN-filled buffer: the wire sends contiguous bytes, and a GEMM kernel must take any layout."""
+
+    tensor: torch.Tensor
+    strides: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Comm:
     """A simulated collective for the user side (``comm.send(src, dst, tensor)``) over ``n_ranks`` ranks,
     sent as that number and its send log, an int64 ``[capacity + 1, 4]`` tensor (drill.grade.user.comm)."""
@@ -167,6 +176,8 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
             return {"$params": [[enc(d, depth + 1), enc(g, depth + 1)] for d, g in v.pairs]}
         if kind is RowStrided:
             return {"$strided": [enc(v.tensor, depth + 1), int(v.pad)]}
+        if kind is Strided:
+            return {"$view": [enc(v.tensor, depth + 1), [int(n) for n in v.strides]]}
         if kind is Comm:
             return {"$comm": [int(v.n_ranks), enc(v.log, depth + 1)]}
         if kind is Linear:
@@ -356,6 +367,15 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
                 wide = torch.full((pair[0].shape[0], pair[0].shape[1] + pair[1]), float("nan"), dtype=pair[0].dtype, device=pair[0].device)
                 wide[:, : pair[0].shape[1]] = pair[0]
                 return wide[:, : pair[0].shape[1]]
+            if tag == "$view":
+                pair = [dec(inner[0], depth + 1), inner[1]] if recipes and isinstance(inner, list) and len(inner) == 2 else None
+                if pair is None or not (isinstance(pair[0], torch.Tensor) and pair[0].is_floating_point()
+                                        and _view_extent(pair[0].shape, pair[1])):  # fmt: skip
+                    raise WireError("a $view recipe without a float tensor and one stride per dim that keeps its elements apart")
+                view = torch.full((_view_extent(pair[0].shape, pair[1]),), float("nan"), dtype=pair[0].dtype,
+                                  device=pair[0].device).as_strided(pair[0].shape, pair[1])  # fmt: skip
+                view.copy_(pair[0])
+                return view
             if tag == "$comm":
                 pair = [inner[0], dec(inner[1], depth + 1)] if isinstance(inner, list) and len(inner) == 2 else None
                 if pair is None or not (type(pair[0]) is int and 1 <= pair[0] <= 64 and isinstance(pair[1], torch.Tensor)
@@ -381,6 +401,19 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
         raise WireError(f"unexpected value {str(v)[:80]}")
 
     return dec(tree)
+
+
+def _view_extent(shape, strides) -> int:
+    """Elements of the buffer a view with these strides spans, or 0 when they are not 1..2**16 ints, one per dim,
+    each past the span of the smaller ones (no two elements share an address), or the span passes 2**24."""
+    if not (isinstance(strides, list) and len(strides) == len(shape) and all(type(n) is int and 1 <= n <= 1 << 16 for n in strides)):
+        return 0
+    extent = 1
+    for stride, size in sorted(zip(strides, shape)):
+        if size > 1 and stride < extent:
+            return 0
+        extent += (size - 1) * stride
+    return extent if extent <= 1 << 24 else 0
 
 
 def send(sock, header: dict, buffers=()) -> None:

@@ -13,10 +13,11 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like
-from drill.grade.checks.kernels import guarded, launch, sizes_check, strided_check, tensor_out
+from drill.grade.checks.kernels import (EDGE_SHAPES, KernelTask, Rows, bench_rows, closing_checks, guarded, launch, opening_checks,
+                                        out_of_bounds, randn, rows_bytes, tensor_out)  # fmt: skip
 from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.kernel_bench import Case, KernelBench
 from drill.grade.remote import UserCodeError
 
 FORBIDDEN = {
@@ -27,9 +28,8 @@ FORBIDDEN = {
     "max": "torch.max",
     "logcumsumexp": "torch.logcumsumexp",
 }
-EDGE_SHAPES = ((1, 1), (3, 17), (2, 129), (4, 127))  # N not a multiple of any block; 129 crosses 128
-DIVISIBLE = (3, 64)
 REDUCTIONS = {"row_sum": lambda x: x.sum(-1), "row_max": lambda x: x.amax(-1)}
+BENCH_CASES = tuple(Case({"M": 4096, "N": n}, "float32") for n in (1024, 4096, 8192))  # the task is float32
 
 
 def truth_of(x: torch.Tensor):
@@ -40,28 +40,11 @@ def call(ctx: Context, x) -> torch.Tensor:
     return tensor_out(launch(ctx, x))
 
 
-def randn(ctx: Context, offset: int, shape, dtype=torch.float32):
-    return ctx.randn(*shape, gen=ctx.generator(offset), dtype=dtype)
-
-
 def handle(ctx: Context, name: str):
     found = ctx.user.entry(name)
     if found is None:
         raise UserCodeError(f"the file does not define {name}(x)", "not-implemented")
     return found
-
-
-def shape_check(ctx: Context, shape):
-    x = randn(ctx, 1, shape)
-    out = call(ctx, x)
-    problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(out.dtype)[6:]}")
-
-
-@guarded
-def numerical_check(ctx: Context, shape, offset: int):
-    x = randn(ctx, offset, shape)
-    return against_truth([(f"output (shape {list(shape)})", call(ctx, x), *truth_of(x))])
 
 
 @guarded
@@ -80,56 +63,29 @@ def reduction_check(ctx: Context, name: str):
     return against_truth(pairs)
 
 
-@guarded
-def out_of_bounds_check(ctx: Context):
-    """Edge tiles under the guard: every load and store of the three launchers must stay inside their tensors."""
-    for shape in ((3, 17), (2, 129)):
-        x = randn(ctx, 50, shape)
-        call(ctx, x)
-        for name in REDUCTIONS:
-            launch(ctx, x, fn=handle(ctx, name))
-    return outcome("pass", "shapes [3, 17] and [2, 129]: every load and store stayed inside the tensors")
+def launch_all(ctx: Context, x: torch.Tensor) -> None:
+    """cumsum, row_sum and row_max on x: the three launchers under the guard."""
+    call(ctx, x)
+    for name in REDUCTIONS:
+        launch(ctx, x, fn=handle(ctx, name))
 
 
-@guarded
-def varying_check(ctx: Context):
-    for n, shape in enumerate(((4, 33), (2, 7), (3, 100))):
-        x = randn(ctx, 600 + n, shape)
-        result = against_truth([(f"call {n + 1} (shape {list(shape)})", call(ctx, x), *truth_of(x))])
-        if result.status != "pass":
-            return result
-    return outcome("pass", "three calls with different shapes in a row all match")
-
-
-class TritonCumsumTask:
+class TritonCumsumTask(KernelTask):
     name = "triton_cumsum"
     forbidden = FORBIDDEN
     builtin_what = "cumsum, sum or max in the launcher"
-    builtin_code = "kernel-uses-torch-op"
+    bench = KernelBench("memory", BENCH_CASES, bench_rows, lambda x: torch.cumsum(x, -1), "torch.cumsum", rows_bytes)
 
     def checks(self, ctx: Context) -> list[CheckDef]:
-        run = partial(call, ctx)
-        like = partial(randn, ctx, 200)
-        drawn = ctx.sizes(300, (2, 6), (10, 200))
+        rows = Rows(ctx, partial(call, ctx), truth_of, partial(randn, ctx))
         x = randn(ctx, 700, (3, 20))
         return [
-            CheckDef("shape.basic", "shape", partial(guarded(shape_check), ctx, (3, 7))),
-            CheckDef("shape.one-element", "shape", partial(guarded(shape_check), ctx, (1, 1))),
-            CheckDef("shape.row-strided", "shape", partial(strided_check, ctx, run, truth_of, randn(ctx, 2, (4, 19)), "output")),
-            CheckDef("numerical.edge-sizes", "numerical", partial(guarded(sizes_check), ctx, run, truth_of, EDGE_SHAPES, DIVISIBLE, like)),
-            CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, drawn, 301)),
+            *opening_checks(rows),
             CheckDef("numerical.row-sum", "numerical", partial(reduction_check, ctx, "row_sum")),
             CheckDef("numerical.row-max", "numerical", partial(reduction_check, ctx, "row_max")),
-            CheckDef("mask-leak.out-of-bounds", "mask-leak", partial(out_of_bounds_check, ctx)),
-            CheckDef("robustness.no-mutation", "robustness", partial(guarded(no_mutation_check), ctx, lambda: run(x), {"x": x})),
-            CheckDef("robustness.varying-shape", "robustness", partial(varying_check, ctx)),
+            out_of_bounds(rows, partial(launch_all, ctx)),
+            *closing_checks(rows, lambda: rows.call(x), {"x": x}),
         ]
-
-    def probes(self, ctx: Context) -> list:
-        return []
-
-    def hypotheses(self, ctx: Context):
-        return ()
 
 
 TASK = TritonCumsumTask()

@@ -13,11 +13,13 @@ from __future__ import annotations
 from functools import partial
 
 import torch
+import torch.nn.functional as F
 
-from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like
-from drill.grade.checks.kernels import guarded, launch, sizes_check, strided_check, tensor_out
+from drill.grade.checks.kernels import (ROW_CASES, KernelTask, Rows, closing_checks, guarded, launch, opening_checks, out_of_bounds,
+                                        randn, tensor_out)  # fmt: skip
 from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.kernel_bench import KernelBench
 from drill.grade.user.wire import RowStrided
 
 FORBIDDEN = {
@@ -30,8 +32,6 @@ FORBIDDEN = {
     "mean": "torch.mean",
 }
 EPS = 1e-6
-EDGE_SHAPES = ((1, 1), (3, 17), (2, 129), (4, 127))  # N not a multiple of any block; 129 crosses 128
-DIVISIBLE = (3, 64)
 HALF_SHAPE, HALF_SCALE = (3, 2048), 8.0  # sum of squares ~ 2048 * 64 = 131072: past float16's 65504
 
 
@@ -54,23 +54,6 @@ def call(ctx: Context, x) -> torch.Tensor:
     return tensor_out(launch(ctx, x, weight_for(ctx, t.shape[1], t.dtype)))
 
 
-def randn(ctx: Context, offset: int, shape, dtype=torch.float32, scale: float = 1.0):
-    return (scale * ctx.randn(*shape, gen=ctx.generator(offset), dtype=torch.float64)).to(dtype)
-
-
-def shape_check(ctx: Context, shape):
-    x = randn(ctx, 1, shape)
-    out = call(ctx, x)
-    problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(out.dtype)[6:]}")
-
-
-@guarded
-def numerical_check(ctx: Context, shape, offset: int):
-    x = randn(ctx, offset, shape)
-    return against_truth([(f"output (shape {list(shape)})", call(ctx, x), *truth_of(ctx, x))])
-
-
 @guarded
 def half_check(ctx: Context):
     """float16 rows whose sum of squares passes 65504: right only when the kernel accumulates in float32."""
@@ -87,55 +70,31 @@ def half_check(ctx: Context):
     return result
 
 
-@guarded
-def out_of_bounds_check(ctx: Context):
-    """Edge tiles under the guard: every load and store must stay inside x, the weight and the output."""
-    for shape in ((3, 17), (2, 129)):
-        call(ctx, randn(ctx, 50, shape))
-    return outcome("pass", "shapes [3, 17] and [2, 129]: every load and store stayed inside the tensors")
+def bench_inputs(dims: dict, dtype: torch.dtype, device, gen: torch.Generator) -> tuple:
+    x = torch.randn(dims["M"], dims["N"], generator=gen, device=device, dtype=dtype)
+    return x, 1 + 0.5 * torch.randn(dims["N"], generator=gen, device=device, dtype=dtype)
 
 
-@guarded
-def varying_check(ctx: Context):
-    for n, shape in enumerate(((4, 33), (2, 7), (3, 100))):
-        x = randn(ctx, 600 + n, shape)
-        result = against_truth([(f"call {n + 1} (shape {list(shape)})", call(ctx, x), *truth_of(ctx, x))])
-        if result.status != "pass":
-            return result
-    return outcome("pass", "three calls with different shapes in a row all match")
+def bench_op(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    return F.rms_norm(x, (x.shape[-1],), weight, EPS)
 
 
-class TritonRmsNormTask:
+class TritonRmsNormTask(KernelTask):
     name = "triton_rmsnorm"
     forbidden = FORBIDDEN
     builtin_what = "RMSNorm (or rsqrt, sqrt, pow, mean) in the launcher"
-    builtin_code = "kernel-uses-torch-op"
+    bench = KernelBench("memory", ROW_CASES, bench_inputs, bench_op, "F.rms_norm", lambda d, e: (2 * d["M"] + 1) * d["N"] * e)
 
     def checks(self, ctx: Context) -> list[CheckDef]:
-        run = partial(call, ctx)
-        truth = partial(truth_of, ctx)
-        like = partial(randn, ctx, 200)
-        drawn = ctx.sizes(300, (2, 6), (10, 200))
+        rows = Rows(ctx, partial(call, ctx), partial(truth_of, ctx), partial(randn, ctx))
         x = randn(ctx, 700, (3, 20))
         w = weight_for(ctx, 20)
         return [
-            CheckDef("shape.basic", "shape", partial(guarded(shape_check), ctx, (3, 7))),
-            CheckDef("shape.one-element", "shape", partial(guarded(shape_check), ctx, (1, 1))),
-            CheckDef("shape.row-strided", "shape", partial(strided_check, ctx, run, truth, randn(ctx, 2, (4, 19)), "output")),
-            CheckDef("numerical.edge-sizes", "numerical", partial(guarded(sizes_check), ctx, run, truth, EDGE_SHAPES, DIVISIBLE, like)),
-            CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, drawn, 301)),
+            *opening_checks(rows),
             CheckDef("stability.float16-sum", "stability", partial(half_check, ctx)),
-            CheckDef("mask-leak.out-of-bounds", "mask-leak", partial(out_of_bounds_check, ctx)),
-            CheckDef("robustness.no-mutation", "robustness",
-                     partial(guarded(no_mutation_check), ctx, lambda: launch(ctx, x, w), {"x": x, "weight": w})),
-            CheckDef("robustness.varying-shape", "robustness", partial(varying_check, ctx)),
+            out_of_bounds(rows),
+            *closing_checks(rows, lambda: launch(ctx, x, w), {"x": x, "weight": w}),
         ]
-
-    def probes(self, ctx: Context) -> list:
-        return []
-
-    def hypotheses(self, ctx: Context):
-        return ()
 
 
 TASK = TritonRmsNormTask()

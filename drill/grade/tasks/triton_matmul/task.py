@@ -1,0 +1,239 @@
+"""The ``triton_matmul`` task: ``matmul(a, b)``, a tiled GEMM ``[M, K] @ [K, N]`` written as a Triton kernel.
+
+One program per ``[BLOCK_M, BLOCK_N]`` output tile loops over K, ``tl.dot`` into a float32 accumulator,
+and stores in a's dtype. Its bugs hide on friendly inputs: unmasked edge tiles are right when the
+block divides every size, strides taken as contiguous are right until b is a transpose, a float16
+accumulator is right until K runs into the thousands, and swapped program ids are right whenever the
+tile grid is square. Each gets the input that exposes it; on CPU the kernel runs under Triton's
+interpreter, inside guard bands (drill/grade/checks/kernels.py). The interpreter costs ~35 ms a
+program, so shapes stay a few tiles wide.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import torch
+
+from drill.grade.checks.common import no_mutation_check
+from drill.grade.checks.compare import against_truth, expect_like
+from drill.grade.checks.kernels import KernelTask, OutOfBounds, guarded, launch, tensor_out
+from drill.grade.context import CheckDef, Context, outcome
+from drill.grade.kernel_bench import Case, KernelBench
+from drill.grade.tolerance import judge
+from drill.grade.user.wire import Strided
+
+FORBIDDEN = {
+    "matmul": "torch.matmul / Tensor.matmul",
+    "__matmul__": "the @ operator",
+    "__rmatmul__": "the @ operator",
+    "mm": "torch.mm / Tensor.mm",
+    "bmm": "torch.bmm",
+    "addmm": "torch.addmm",
+    "baddbmm": "torch.baddbmm",
+    "einsum": "torch.einsum",
+    "tensordot": "torch.tensordot",
+    "linear": "F.linear",
+    "mv": "torch.mv",
+    "chain_matmul": "torch.chain_matmul",
+    "multi_dot": "torch.linalg.multi_dot",
+}
+EDGE_SHAPES = ((1, 1, 1), (17, 127, 33), (129, 17, 17), (1, 129, 127))  # (M, K, N): 1, 17, 127, 129 on every axis
+DIVISIBLE = (64, 64, 64)
+TALL, WIDE = (160, 16, 32), (32, 16, 160)  # with blocks up to 128, one of the two tile grids is not square
+BLOCKS = (16, 32, 64, 128, 256)  # the block sizes a swapped-ids hypothesis tries (tl.dot needs 16 or more)
+HALF_SHAPE = (16, 2048, 16)  # 2048 products ~0.25 each: float16 partial sums near 512 round by 0.25 at every K tile
+
+
+def truth_of(a: torch.Tensor, b: torch.Tensor):
+    """The float64 product, and the same-precision one the tolerance scales from: on a GPU, float32 through TF32,
+    as tl.dot computes it by default (input_precision="tf32"); the interpreter multiplies in full float32."""
+    previous = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high" if a.is_cuda and a.dtype == torch.float32 else "highest")
+    try:
+        return a.double() @ b.double(), (a.float() @ b.float()).to(a.dtype)
+    finally:
+        torch.set_float32_matmul_precision(previous)
+
+
+def operands(ctx: Context, offset: int, shape, dtype=torch.float32, draw=None):
+    m, k, n = shape
+    gen = ctx.generator(offset)
+    draw = draw or (lambda *s: torch.randn(*s, generator=gen, dtype=torch.float64))
+    return draw(m, k).to(ctx.device, dtype), draw(k, n).to(ctx.device, dtype)
+
+
+def call(ctx: Context, a, b) -> torch.Tensor:
+    return tensor_out(launch(ctx, a, b))
+
+
+def compare(label: str, out: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
+    problem = expect_like(out, (a.shape[0], b.shape[1]), a)
+    return outcome("fail", f"{label}: {problem}") if problem else against_truth([(label, out, *truth_of(a, b))])
+
+
+def swapped_region(out: torch.Tensor, a: torch.Tensor, b: torch.Tensor, bm: int, bn: int):
+    """Whether ``out`` is what swapped program ids leave with these blocks: the program at (i, j) computes tile (j, i),
+    so only the top-left min(gm, gn)² tiles are computed (right) and the rest is never written. The [rows, cols]
+    computed, True for a square tile grid that is all right, False when ``out`` is something else."""
+    (m, n), (gm, gn) = out.shape, (-(-out.shape[0] // bm), -(-out.shape[1] // bn))
+    truth, same = truth_of(a, b)
+    right = ((out.double() - truth).abs() <= judge(out, truth, same).allowed) & torch.isfinite(out)
+    if gm == gn:
+        return bool(right.all())  # a square tile grid: swapped ids compute every tile
+    rows, cols = min(m, min(gm, gn) * bm), min(n, min(gm, gn) * bn)
+    computed = torch.zeros_like(right)
+    computed[:rows, :cols] = True
+    return (rows, cols) if right[computed].all() and (~right[~computed]).double().mean() > 0.5 else False
+
+
+def swapped_ids(ctx: Context) -> str | None:
+    """The message when a tall and a wide product both come out as swapped program ids leave them, for the same blocks."""
+    runs = []
+    for n, shape in enumerate((TALL, WIDE)):
+        a, b = operands(ctx, 1000 + n, shape)
+        runs.append((call(ctx, a, b), a, b))
+    for bm in BLOCKS:
+        for bn in BLOCKS:
+            found = [swapped_region(*run, bm, bn) for run in runs]
+            regions = [f"the [{m}, {n}] output is right only on [:{r[0]}, :{r[1]}]"
+                       for (m, _, n), r in zip((TALL, WIDE), found) if isinstance(r, tuple)]  # fmt: skip
+            if regions and all(found):
+                return (f"; {' and '.join(regions)}, the rest never written: the program at (i, j) computes tile (j, i) "
+                        "(pid_m and pid_n swapped), right only when the tile grid is square")  # fmt: skip
+    return None
+
+
+def shape_check(ctx: Context, shape):
+    a, b = operands(ctx, 1, shape)
+    out = call(ctx, a, b)
+    problem = expect_like(out, (shape[0], shape[2]), a)
+    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(out.dtype)[6:]}")
+
+
+@guarded
+def sizes_check(ctx: Context):
+    """Each edge shape; when one fails, swapped program ids (a tall and a wide product say so) or a block that
+    must divide the size (right at multiples of 64)."""
+    for n, shape in enumerate(EDGE_SHAPES):
+        a, b = operands(ctx, 200 + n, shape)
+        result = compare(f"output (M, K, N = {', '.join(map(str, shape))})", call(ctx, a, b), a, b)
+        if result.status == "pass":
+            continue
+        swapped = swapped_ids(ctx)
+        if swapped:
+            result.message += swapped
+            result.codes.append("kernel-pid-wrong-axis")
+        elif compare("", call(ctx, *(ab := operands(ctx, 210, DIVISIBLE))), *ab).status == "pass":
+            result.message += (f"; right at M, K, N = {', '.join(map(str, DIVISIBLE))}: the kernel only works when the "
+                               "block sizes divide the sizes (the tail tiles are dropped)")  # fmt: skip
+            result.codes.append("kernel-block-must-divide")
+        return result
+    return outcome("pass", f"M, K, N = {'; '.join(', '.join(map(str, s)) for s in EDGE_SHAPES)} all match")
+
+
+@guarded
+def tile_grid_check(ctx: Context):
+    """A tall and a wide product: one of them has a tile grid that is not square, whatever the block sizes."""
+    for n, shape in enumerate((TALL, WIDE)):
+        a, b = operands(ctx, 1000 + n, shape)
+        result = compare(f"output (M, K, N = {', '.join(map(str, shape))})", call(ctx, a, b), a, b)
+        if result.status != "pass":
+            swapped = swapped_ids(ctx)
+            if swapped:
+                result.message += swapped
+                result.codes.append("kernel-pid-wrong-axis")
+            return result
+    return outcome("pass", f"M x N = {TALL[0]} x {TALL[2]} and {WIDE[0]} x {WIDE[2]}: every tile computed, by the right program")
+
+
+@guarded
+def strided_check(ctx: Context, shape, layout_a, layout_b, what: str):
+    """a and b as views with the given strides (None: contiguous): right, or right only on contiguous copies."""
+    a, b = operands(ctx, 2, shape)
+    sent = [Strided(t, layout) if layout else t for t, layout in ((a, layout_a), (b, layout_b))]
+    label = f"output ({what})"
+    try:
+        result = compare(label, call(ctx, *sent), a, b)
+    except OutOfBounds as exc:
+        call(ctx, a, b)  # raises OutOfBounds again when the kernel is out of bounds anyway
+        return outcome("fail", f"{label}: read outside the views' elements ({exc}): the kernel takes the strides to be "
+                               "those of contiguous tensors", "kernel-contiguous-strides")  # fmt: skip
+    if result.status != "pass" and compare("", call(ctx, a, b), a, b).status == "pass":
+        result.message += "; the contiguous copies are right: pass a.stride(0), a.stride(1), b.stride(0), b.stride(1) to the kernel"
+        result.codes.append("kernel-contiguous-strides")
+    return result
+
+
+@guarded
+def numerical_check(ctx: Context, shape, offset: int):
+    a, b = operands(ctx, offset, shape)
+    return compare(f"output (M, K, N = {', '.join(map(str, shape))})", call(ctx, a, b), a, b)
+
+
+@guarded
+def half_check(ctx: Context):
+    """float16 operands over K = 2048 (values in [0, 1)): right only when the products are summed in float32."""
+    gen = ctx.generator(500)
+    a, b = operands(ctx, 500, HALF_SHAPE, torch.float16, lambda *s: torch.rand(*s, generator=gen, dtype=torch.float64))
+    result = compare(f"float16 output (M, K, N = {', '.join(map(str, HALF_SHAPE))})", call(ctx, a, b), a, b)
+    if result.status != "pass" and compare("", call(ctx, a.float(), b.float()), a.float(), b.float()).status == "pass":
+        result.message += ("; the same operands in float32 are right: the products are summed in float16, "
+                           "which keeps 11 bits (give tl.dot a float32 accumulator)")  # fmt: skip
+        result.codes.append("kernel-fp16-accumulation")
+    return result
+
+
+@guarded
+def out_of_bounds_check(ctx: Context):
+    """Edge tiles under the guard: every load and store must stay inside a, b and the output."""
+    for n, shape in enumerate(((17, 33, 19), (33, 17, 40))):
+        call(ctx, *operands(ctx, 50 + n, shape))
+    return outcome("pass", "M, K, N = 17, 33, 19 and 33, 17, 40: every load and store stayed inside the tensors")
+
+
+@guarded
+def varying_check(ctx: Context):
+    for n, shape in enumerate(((20, 9, 33), (3, 40, 5), (36, 18, 7))):
+        a, b = operands(ctx, 600 + n, shape)
+        result = compare(f"call {n + 1} (M, K, N = {', '.join(map(str, shape))})", call(ctx, a, b), a, b)
+        if result.status != "pass":
+            return result
+    return outcome("pass", "three calls with different shapes in a row all match")
+
+
+def bench_inputs(dims: dict, dtype: torch.dtype, device, gen: torch.Generator) -> tuple:
+    """a [M, K] and b [K, N] of one ``--bench`` case, drawn where they are timed."""
+    m, k, n = dims["M"], dims["K"], dims["N"]
+    return (torch.randn(m, k, generator=gen, device=device, dtype=dtype), torch.randn(k, n, generator=gen, device=device, dtype=dtype))
+
+
+class TritonMatmulTask(KernelTask):
+    name = "triton_matmul"
+    forbidden = FORBIDDEN
+    builtin_what = "matmul (mm, @, einsum, F.linear) in the launcher"
+    bench = KernelBench("compute", tuple(Case({"M": s, "K": s, "N": s}) for s in (1024, 2048, 4096)), bench_inputs,
+                        torch.matmul, "torch.matmul", lambda d, e: (d["M"] * d["K"] + d["K"] * d["N"] + d["M"] * d["N"]) * e,
+                        lambda d: 2 * d["M"] * d["N"] * d["K"])  # fmt: skip
+
+    def checks(self, ctx: Context) -> list[CheckDef]:
+        m, k, n = ctx.sizes(300, (2, 40), (2, 70), (2, 40))
+        a, b = operands(ctx, 700, (6, 20, 9))
+        return [
+            CheckDef("shape.basic", "shape", partial(guarded(shape_check), ctx, (5, 7, 3))),
+            CheckDef("shape.one-element", "shape", partial(guarded(shape_check), ctx, (1, 1, 1))),
+            CheckDef("shape.transposed-b", "shape", partial(strided_check, ctx, (20, 19, 21), None, (1, 19), "b = b_t.t(), strides (1, K)")),
+            CheckDef("shape.any-strides", "shape", partial(strided_check, ctx, (18, 23, 20), (26, 1), (2, 47),
+                                                          "a strides (K + 3, 1), b strides (2, 2K + 1)")),
+            CheckDef("numerical.edge-sizes", "numerical", partial(sizes_check, ctx)),
+            CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, (m, k, n), 301)),
+            CheckDef("numerical.tile-grid", "numerical", partial(tile_grid_check, ctx)),
+            CheckDef("stability.float16-long-k", "stability", partial(half_check, ctx)),
+            CheckDef("mask-leak.out-of-bounds", "mask-leak", partial(out_of_bounds_check, ctx)),
+            CheckDef("robustness.no-mutation", "robustness",
+                     partial(guarded(no_mutation_check), ctx, lambda: call(ctx, a, b), {"a": a, "b": b})),
+            CheckDef("robustness.varying-shape", "robustness", partial(varying_check, ctx)),
+        ]
+
+
+TASK = TritonMatmulTask()
