@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from drill.store import connect  # noqa: E402
+from drill.history.store import connect  # noqa: E402
 
 TOPICS = [f"topic-{i}" for i in range(24)]
 LEVELS = ("L1", "L2", "L3")
@@ -70,7 +70,7 @@ def populate(home: Path, attempts: int) -> None:
 
 def in_process(runs: int) -> float:
     """Median of the command's own work (queries, maths, rendering) without interpreter start."""
-    from drill import stats
+    from drill.history import stats
     from drill.views import console, stats_view
 
     console.out.file = open(os.devnull, "w")  # noqa: SIM115

@@ -98,7 +98,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 
 def resolve_lang(lang: Optional[str]) -> str:
     from drill.config import resolve
-    from drill.lang import LANGS
+    from drill.text.lang import LANGS
 
     lang = lang if lang is not None else _state.get("lang_option")  # `drill --lang zh quiz` as `drill quiz --lang zh`
     if lang is not None and lang not in LANGS:
@@ -129,7 +129,8 @@ def _main(
 @command(app, "today", example="drill today --lang zh")
 def today_cmd(lang: LangOpt = None, as_json: JsonOpt = False, bank: BankOpt = None) -> None:
     """Today's plan: streak, goal, due reviews, weakest topic and the one command to run next (also bare `drill`)."""
-    from drill import dashboard, store
+    from drill.practice import dashboard
+    from drill.history import store
     from drill.bank.load import load_bank
     from drill.views import dashboard_view
     from drill.whiteboard import catalog
@@ -211,10 +212,11 @@ def quiz_cmd(
     ids: Annotated[Optional[list[str]], typer.Option("--id", autocompletion=completion.question_ids, help="Ask exactly this question (repeatable).")] = None,
 ) -> None:
     """A timed quiz: unseen and missed questions first; every answer is saved as you go."""
-    from drill import quiz, store
+    from drill.practice import quiz
+    from drill.history import store
     from drill.bank.load import load_bank
     from drill.bank.schema import TYPES
-    from drill.play import play
+    from drill.practice.play import play
 
     levels, types = _levels(level), _checked(split_values(qtype), TYPES, "--type")
     _checked([reveal], ("each", "end"), "--reveal")
@@ -255,14 +257,15 @@ def review_cmd(
     """Questions and whiteboard tasks due for spaced review (FSRS), most overdue first."""
     from datetime import datetime, timezone
 
-    from drill import dashboard, quiz, review, store, task_review
+    from drill.practice import dashboard, quiz, review, task_review
+    from drill.history import store
     from drill.bank.load import load_bank
-    from drill.play import play
+    from drill.practice.play import play
     from drill.views import dashboard_view
     from drill.whiteboard import catalog
 
     if optimize:
-        from drill.optimize import optimize as fit
+        from drill.practice.optimize import optimize as fit
         from drill.views.optimize_view import print_fit
 
         print_fit(fit(store.connect()), resolve_lang(lang))
@@ -306,9 +309,10 @@ def mock_cmd(
     """A mock interview: an L1 question, then its follow-ups deeper, until the chain or the time ends."""
     import time
 
-    from drill import mock, quiz, store
+    from drill.practice import mock, quiz
+    from drill.history import store
     from drill.bank.load import load_bank
-    from drill.play import play
+    from drill.practice.play import play
 
     lang, loaded = resolve_lang(lang), load_bank(bank)
     topics = loaded.known_topics(split_values(topic) + ([pitch_topic] if pitch_topic else []))
@@ -332,7 +336,8 @@ FULL_MOCK_MINUTES = 45
 
 def _full_interview(loaded, topics: list[str], track: Optional[str], minutes: int, seed: Optional[int], lang: str, as_json: bool) -> None:
     _require_torch()
-    from drill import interview, mock, store
+    from drill.practice import interview, mock
+    from drill.history import store
     from drill.grade.tasks import TASKS
     from drill.views import interview_view
     from drill.whiteboard import catalog, solutions
@@ -360,7 +365,8 @@ def mistakes_cmd(
     bank: BankOpt = None,
 ) -> None:
     """Your 错题本: questions whose last answer was wrong and tasks whose last run failed, with diagnosis codes and when each is due."""
-    from drill import mistakes, review, store, task_review
+    from drill.practice import mistakes, review, task_review
+    from drill.history import store
     from drill.bank.load import load_bank
     from drill.views import mistakes_view
 
@@ -379,7 +385,8 @@ KeyArg = Annotated[str, typer.Argument(help="lang, daily-goal, day-start-hour or
 @command(config_app, "set", example="drill config set daily-goal 10")
 def config_set(key: KeyArg, value: Annotated[str, typer.Argument(help="The new value.")]) -> None:
     """Change a setting."""
-    from drill import config, store
+    from drill import config
+    from drill.history import store
     from drill.views.console import out
 
     out.print(f"{key} = {config.set_value(store.connect(), key, value)}")
@@ -388,7 +395,8 @@ def config_set(key: KeyArg, value: Annotated[str, typer.Argument(help="The new v
 @command(config_app, "get", example="drill config get lang")
 def config_get(key: KeyArg) -> None:
     """Print a setting's value (the default when unset)."""
-    from drill import config, store
+    from drill import config
+    from drill.history import store
 
     print(config.shown(store.connect(), key))
 
@@ -396,7 +404,8 @@ def config_get(key: KeyArg) -> None:
 @command(config_app, "list", example="drill config list")
 def config_list() -> None:
     """Every setting with its value and what it does."""
-    from drill import config, store
+    from drill import config
+    from drill.history import store
     from drill.views.console import out
 
     conn = store.connect()
@@ -445,7 +454,7 @@ def grade_cmd(
 ) -> None:
     """Grade your own attention code against the reference kernel and name the classic bug."""
     _require_torch()
-    from drill import store
+    from drill.history import store
     from drill.grade import grade_file
     from drill.grade.kernel_env import is_kernel_task
     from drill.grade.run import bench_file, parse_size
@@ -489,7 +498,7 @@ def whiteboard_cmd(
     _require_torch()
     import os
 
-    from drill import store, streak
+    from drill.history import store, streak
     from drill.grade.kernel_env import require_triton
     from drill.views import whiteboard_view
     from drill.whiteboard import session
@@ -515,7 +524,7 @@ def whiteboard_cmd(
 
 def _show_solution(task: Optional[str], file: Optional[Path], minutes: float, lang: str, asked: bool = False) -> None:
     """The solution screen; before any pass of the task, ask first and rate it Again (``asked``: the session did both)."""
-    from drill import store
+    from drill.history import store
     from drill.bank.load import load_bank
     from drill.views import solution_view
     from drill.whiteboard import catalog, solutions
@@ -537,7 +546,7 @@ def _show_solution(task: Optional[str], file: Optional[Path], minutes: float, la
 @command(app, "tasks", example="drill tasks --json")
 def tasks_cmd(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """List the whiteboard tasks with their level and your status: untried, failed, or passed with your best time."""
-    from drill.store import connect
+    from drill.history.store import connect
     from drill.views import whiteboard_view
     from drill.whiteboard import catalog
 
@@ -596,8 +605,8 @@ def selftest_cmd(
 @command(app, "streak", example="drill streak")
 def streak_command(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """Show your streak, freezes, today's progress and a 52-week heatmap."""
-    from drill import streak
-    from drill.store import connect
+    from drill.history import streak
+    from drill.history.store import connect
     from drill.views import stats_view
 
     stats_view.print_streak(streak.report(connect()), as_json, resolve_lang(lang))
@@ -606,8 +615,8 @@ def streak_command(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
 @command(app, "stats", example="drill stats --json")
 def stats_command(lang: LangOpt = None, as_json: JsonOpt = False) -> None:
     """Show accuracy by level and topic, timing, weakest topics and whiteboard bests."""
-    from drill import stats
-    from drill.store import connect
+    from drill.history import stats
+    from drill.history.store import connect
     from drill.views import stats_view
 
     stats_view.print_stats(stats.collect(connect()), as_json, resolve_lang(lang))
@@ -619,8 +628,8 @@ FileArg = Annotated[Path, typer.Argument(help="File to write or read.", dir_okay
 @command(history_app, "export", example="drill history export history.json")
 def history_export(file: FileArg) -> None:
     """Write all your attempts, sessions, grade runs, review cards and config to JSON."""
-    from drill import history_io
-    from drill.store import connect
+    from drill.history import transfer as history_io
+    from drill.history.store import connect
     from drill.views import history_view
 
     history_view.print_exported(file, history_io.export(connect(), file))
@@ -629,8 +638,8 @@ def history_export(file: FileArg) -> None:
 @command(history_app, "import", example="drill history import history.json")
 def history_import(file: FileArg) -> None:
     """Merge an exported history into this one: adds what is missing, never deletes, safe to repeat."""
-    from drill import history_io
-    from drill.store import connect
+    from drill.history import transfer as history_io
+    from drill.history.store import connect
     from drill.views import history_view
 
     history_view.print_imported(file, history_io.import_file(connect(), file))
@@ -645,14 +654,14 @@ def export_anki(
     bank: BankOpt = None,
 ) -> None:
     """Write the loaded bank as a bilingual Anki deck; re-importing updates the notes."""
-    from drill import export_anki
+    from drill.export import anki as export_anki
     from drill.bank.load import load_bank
     from drill.views import history_view
 
     loaded = load_bank(bank)
     questions = loaded.select(levels=split_values(level), topics=loaded.known_topics(split_values(topic)))
     if solved:
-        from drill import store
+        from drill.history import store
         from drill.views.solution_view import print_solved_cards
 
         tasks = export_anki.solved_tasks(store.connect())
@@ -667,7 +676,7 @@ def export_anki(
 @command(export_app, "markdown", example="drill export markdown cheatsheet.md --lang zh")
 def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = None, lang: LangOpt = None, bank: BankOpt = None) -> None:
     """Write a printable cheat sheet of the loaded bank, by topic and level."""
-    from drill import export_markdown
+    from drill.export import markdown as export_markdown
     from drill.bank.load import load_bank
     from drill.views import history_view
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from drill import store
+from drill.history import store
 from drill.errors import DrillError
-from drill.lang import LANGS, locale_lang
+from drill.text.lang import LANGS, locale_lang
 from drill.paths import db_path
 
 
@@ -37,7 +37,7 @@ def _fsrs_parameters(value: str) -> str:
     """A JSON list of FSRS weights that fsrs itself accepts (count and bounds), stored normalised."""
     import json
 
-    from drill.schedule import questions
+    from drill.practice.schedule import questions
 
     try:
         weights = [float(w) for w in json.loads(value)]
@@ -59,7 +59,7 @@ KEYS: dict[str, tuple[str | None, Callable[[str], str], str]] = {
 
 def _known(key: str) -> None:
     if key not in KEYS:
-        from drill.suggest import hint
+        from drill.text.suggest import hint
 
         raise DrillError(f"unknown config key {key!r}{hint(key, KEYS)} (known: {', '.join(KEYS)})")
 

@@ -12,7 +12,8 @@ import pexpect
 import pytest
 from typer.testing import CliRunner
 
-from drill import store, task_review
+from drill.history import store
+from drill.practice import task_review
 from drill.whiteboard import catalog
 from drill.cli import app
 from practice import BANK_YAML, QUESTION, add_attempt, add_run

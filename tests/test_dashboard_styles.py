@@ -10,7 +10,8 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from drill import dashboard, store
+from drill.practice import dashboard
+from drill.history import store
 from drill.views import dashboard_view
 
 

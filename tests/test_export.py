@@ -9,7 +9,7 @@ import genanki
 import pytest
 from typer.testing import CliRunner
 
-from drill import export_anki
+from drill.export import anki as export_anki
 from drill.bank import load
 from drill.cli import app
 from practice import write_bank

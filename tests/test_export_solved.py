@@ -7,7 +7,8 @@ import zipfile
 
 from typer.testing import CliRunner
 
-from drill import export_anki, store
+from drill.export import anki as export_anki
+from drill.history import store
 from drill.cli import app
 from drill.diagnosis_codes import all_codes
 

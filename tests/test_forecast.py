@@ -9,7 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from typer.testing import CliRunner
 
-from drill import dashboard, review, store, task_review
+from drill.practice import dashboard, review, task_review
+from drill.history import store
 from drill.cli import app
 from practice import add_attempt, write_bank
 

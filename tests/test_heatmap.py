@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from drill.heatmap import Cell, grid, level, month_labels, place, start
-from drill.streak import Day
+from drill.history.heatmap import Cell, grid, level, month_labels, place, start
+from drill.history.streak import Day
 
 TODAY = date(2024, 3, 13)  # a Wednesday
 

@@ -8,9 +8,10 @@ from datetime import datetime
 import pytest
 from typer.testing import CliRunner
 
-from drill import config, review
+from drill import config
+from drill.practice import review
 from drill.cli import app
-from drill.store import connect, start_session
+from drill.history.store import connect, start_session
 from practice import add_attempt, add_run
 
 runner = CliRunner()
@@ -156,7 +157,7 @@ def test_sessions_that_started_in_the_same_second_stay_apart(tmp_path, monkeypat
 
 def _legacy_home(home, monkeypatch) -> None:
     """A database written by a drill from before sessions had a uid, with two sessions in the same second."""
-    from drill import store
+    from drill.history import store
 
     released = store.MIGRATIONS
     monkeypatch.setenv("DRILL_HOME", str(home))
@@ -183,7 +184,7 @@ def test_session_uids_are_backfilled_deterministically(tmp_path, monkeypatch):
 
 
 def test_an_export_from_before_session_uids_matches_the_migrated_sessions(tmp_path, monkeypatch):
-    from drill import store
+    from drill.history import store
 
     _legacy_home(tmp_path / "a", monkeypatch)
     released = store.MIGRATIONS

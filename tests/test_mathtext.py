@@ -12,7 +12,7 @@ from rich.markdown import Markdown
 
 from drill.bank.load import load_bundled
 from drill.bank.schema import ChoiceQuestion
-from drill.mathtext import inline, join_cjk, markdown, mathjax_html, plain, screen_text, tex_markdown, tidy_emphasis, to_unicode
+from drill.text.mathtext import inline, join_cjk, markdown, mathjax_html, plain, screen_text, tex_markdown, tidy_emphasis, to_unicode
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from drill import mistakes, review, stats, store
+from drill.practice import mistakes, review
+from drill.history import stats, store
 from drill.bank.load import load_bank
 from drill.diagnosis_codes import all_codes, files
 from drill.errors import DrillError

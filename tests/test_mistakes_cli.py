@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from typer.testing import CliRunner
 
-from drill import store
+from drill.history import store
 from drill.cli import app
 from practice import add_attempt, write_bank
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from drill import mock
+from drill.practice import mock
 from drill.bank.load import load_paths
 from drill.cli import app
 from drill.errors import DrillError
@@ -55,7 +55,8 @@ def test_a_mock_whose_clock_ran_out_ends_with_times_up(drill_home, bank):
 
     from rich.console import Console
 
-    from drill import quiz, store
+    from drill.practice import quiz
+    from drill.history import store
     from drill.views.quiz_view import QuizView
 
     summary = quiz.run(store.connect(), mock.chain(bank, ["fx-deep"]), None, None, quiz.Settings(), kind="mock", stop_at=0.0)

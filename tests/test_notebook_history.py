@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from fsrs import Rating
 
-from drill import stats, store, streak, task_review
+from drill.history import stats, store, streak
+from drill.practice import task_review
 from drill.notebook.practice import Practice
 from drill.whiteboard import catalog
 

@@ -11,7 +11,9 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
-from drill import config, optimize, review, store
+from drill import config
+from drill.practice import optimize, review
+from drill.history import store
 from drill.bank.load import load_bank
 from drill.cli import app
 

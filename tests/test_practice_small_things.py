@@ -12,8 +12,8 @@ from prompt_toolkit.utils import get_cwidth
 from typer.testing import CliRunner
 
 from drill.cli import app
-from drill.i18n import t
-from drill.terminal_input import TOOLBAR_COLUMNS, fit_toolbar
+from drill.text.i18n import t
+from drill.practice.terminal_input import TOOLBAR_COLUMNS, fit_toolbar
 
 runner = CliRunner()
 LONG_CHOICE = """\

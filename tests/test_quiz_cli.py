@@ -11,7 +11,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from drill import quiz
+from drill.practice import quiz
 from drill.bank.load import load_bank
 from drill.cli import app
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drill import quantities
-from drill.answers import Rating, judge, matched_key_points, normalise_shape, objective_rating, parse_choice, parse_rating
+from drill.practice import quantities
+from drill.practice.answers import Rating, judge, matched_key_points, normalise_shape, objective_rating, parse_choice, parse_rating
 from drill.bank.load import load_paths
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quiz_bank.yaml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from drill.answers import judge
+from drill.practice.answers import judge
 from drill.bank.load import load_bundled
 from drill.bank.schema import ChoiceQuestion, NumericQuestion, Question, ShapeQuestion
 

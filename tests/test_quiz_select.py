@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from drill import quiz, store
-from drill.answers import Rating
+from drill.practice import quiz
+from drill.history import store
+from drill.practice.answers import Rating
 from drill.bank.load import load_paths
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quiz_bank.yaml"

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from drill import quiz, stats, store
-from drill.answers import Rating
+from drill.practice import quiz
+from drill.history import stats, store
+from drill.practice.answers import Rating
 from drill.bank.load import load_bank
 from drill.cli import app
 from drill.views.quiz_view import QuizView

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from drill.bank.load import load_paths
 from drill.cli import app
-from drill.quiz import Summary
+from drill.practice.quiz import Summary
 from drill.views.quiz_view import QuizView
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quiz_bank.yaml"

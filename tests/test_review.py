@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from drill import review, store
-from drill.answers import Rating
+from drill.practice import review
+from drill.history import store
+from drill.practice.answers import Rating
 from drill.bank.load import load_paths
 from drill.cli import app
 
@@ -107,7 +108,7 @@ class Scripted:
         self.ratings, self.asked = iter(ratings), None
 
     def answer(self, q, limit, strict):
-        from drill.quiz import Reply
+        from drill.practice.quiz import Reply
 
         self.asked = q
         return Reply({"choice": "b", "numeric": "7 GiB"}.get(q.type, "the variance grows"), 1.0)
@@ -125,7 +126,7 @@ def test_answers_update_cards_step_by_step_as_a_replay_would(drill_home, bank, m
     """Each answer is one scheduler step on the stored card, never a replay of the question's whole log."""
     import json
 
-    from drill import quiz
+    from drill.practice import quiz
 
     conn, replays = store.connect(), []
     monkeypatch.setattr(review, "rebuild", lambda conn, qid: replays.append(qid))

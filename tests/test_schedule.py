@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from fsrs import Card, Rating
 
-from drill.schedule import QUESTIONS, TASKS, interval_text, preview
+from drill.practice.schedule import QUESTIONS, TASKS, interval_text, preview
 
 NOW = datetime(2026, 12, 1, 9, tzinfo=timezone.utc)
 

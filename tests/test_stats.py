@@ -9,9 +9,9 @@ from datetime import datetime
 
 from typer.testing import CliRunner
 
-from drill import stats
+from drill.history import stats
 from drill.cli import app
-from drill.store import connect
+from drill.history.store import connect
 from practice import add_attempt, add_run
 
 runner = CliRunner()

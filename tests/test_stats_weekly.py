@@ -7,9 +7,9 @@ from datetime import date, datetime, timedelta
 
 from typer.testing import CliRunner
 
-from drill import stats
+from drill.history import stats
 from drill.cli import app
-from drill.store import connect, transaction
+from drill.history.store import connect, transaction
 from drill.views.stats_view import sparkline
 from practice import add_attempt
 

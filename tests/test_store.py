@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from drill import store
+from drill.history import store
 from drill.errors import DrillError
 
 EXPECTED_COLUMNS = {
@@ -91,7 +91,7 @@ def test_refuses_a_foreign_sqlite_database(tmp_path):
 WRITER = textwrap.dedent(
     """
     import sys
-    from drill import store
+    from drill.history import store
     from drill.bank.schema import OpenQuestion, Text, KeyPoint, Keywords
     kp = KeyPoint(en="k", zh="k", keywords=Keywords(en=["k"], zh=["k"]))
     q = OpenQuestion(id="q-" + sys.argv[2], level="L1", topic="t", prompt=Text(en="p", zh="p"), answer=Text(en="a", zh="a"), key_points=[kp, kp])

@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 from typer.testing import CliRunner
 
-from drill.store import connect
+from drill.history.store import connect
 from practice import add_attempt
 
 runner = CliRunner()
@@ -54,7 +54,7 @@ def test_commands_survive_bad_stored_times(hostile_history, tmp_path, monkeypatc
 
 
 def test_far_future_days_do_not_count_toward_the_streak(hostile_history):
-    from drill import streak
+    from drill.history import streak
 
     rep = streak.report(connect(), now=datetime(2024, 6, 1, 12))
     assert rep.streak.current == 0 and rep.streak.longest == 0  # one answer is under the daily goal of 5

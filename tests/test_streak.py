@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drill.streak import MAX_FREEZES, compute, practice_day
+from drill.history.streak import MAX_FREEZES, compute, practice_day
 
 TODAY = date(2024, 6, 30)
 

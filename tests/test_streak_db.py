@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from drill import config, streak
+from drill import config
+from drill.history import streak
 from drill.cli import app
-from drill.store import connect
+from drill.history.store import connect
 from practice import add_attempt, add_run
 
 NOW = datetime(2024, 6, 30, 12, 0)

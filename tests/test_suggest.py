@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from drill.cli import app
-from drill.suggest import closest
+from drill.text.suggest import closest
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent

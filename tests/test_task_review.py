@@ -9,9 +9,10 @@ import pytest
 from fsrs import Rating
 from typer.testing import CliRunner
 
-from drill import store, task_review
+from drill.history import store
+from drill.practice import task_review
 from drill.cli import app
-from drill.task_review import Session
+from drill.practice.task_review import Session
 
 T0 = datetime(2026, 11, 2, 15, tzinfo=timezone.utc)
 runner = CliRunner()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from drill import i18n
+from drill.text import i18n
 from drill.cli import app
 from drill.views import dashboard_view, doctor_view, grade_view, stats_view, whiteboard_view
 

@@ -108,9 +108,9 @@ def keyword_problems(q) -> list[Problem]:
 
     Ticks are shown only for open answers, so the number and stop-word rules apply there; every
     question's reference answer must tick all of its own key points in both languages (matched
-    exactly as a typed answer is, by :func:`drill.answers.matched_key_points`).
+    exactly as a typed answer is, by :func:`drill.practice.answers.matched_key_points`).
     """
-    from drill.answers import matched_key_points
+    from drill.practice.answers import matched_key_points
 
     problems: list[Problem] = []
     if q.type == "open":
@@ -146,11 +146,11 @@ def generic_keyword_problems(questions: list, linted: set[str] | None = None) ->
 
     Such a keyword ticks its key point whatever the candidate said about it, which is how
     ``phi-1 … and WRAP`` came to be ticked for an answer naming neither; a tick must rest on words
-    only a right answer has. Matched as a typed answer is, by :func:`drill.answers.keyword_pattern`.
+    only a right answer has. Matched as a typed answer is, by :func:`drill.practice.answers.keyword_pattern`.
     """
     from collections import defaultdict
 
-    from drill.answers import _GAP, _fold_formula, keyword_pattern
+    from drill.practice.answers import _GAP, _fold_formula, keyword_pattern
 
     by_topic: dict[str, list] = defaultdict(list)
     for q in questions:
@@ -184,9 +184,9 @@ def render_problems(q) -> list[Problem]:
     """Texts whose terminal rendering still shows Markdown or LaTeX source (code spans excepted).
 
     Prompts and answers are rendered as Markdown blocks, choices, key points and pitfalls as one
-    line, each exactly as the quiz shows them (:func:`drill.mathtext.screen_text`).
+    line, each exactly as the quiz shows them (:func:`drill.text.mathtext.screen_text`).
     """
-    from drill.mathtext import screen_text
+    from drill.text.mathtext import screen_text
 
     problems: list[Problem] = []
     for keys, text in _texts(q):

@@ -45,7 +45,7 @@ class Bank:
 
     def known_topics(self, topics: list[str]) -> list[str]:
         """``topics`` unchanged when each is in the bank; else a usage error with a did-you-mean."""
-        from drill.suggest import hint
+        from drill.text.suggest import hint
 
         for topic in topics:
             if topic not in self.topics:
@@ -56,7 +56,7 @@ class Bank:
         try:
             return self.questions[qid]
         except KeyError:
-            from drill.suggest import hint
+            from drill.text.suggest import hint
 
             raise DrillError(f"no question with id {qid!r} in the loaded banks{hint(qid, self.questions)}") from None
 

@@ -67,7 +67,7 @@ def make_request(
     if not path.is_file():
         raise DrillError(f"{path}: no such file")
     if task is not None and task not in TASKS:
-        from drill.suggest import hint
+        from drill.text.suggest import hint
 
         raise DrillError(f"unknown task {task!r}{hint(task, TASKS)} (tasks: {', '.join(TASKS)})")
     if task is not None:

@@ -103,7 +103,7 @@ class Selftest:
 def cases(task: str | None = None) -> list[Case]:
     """Every bundled solution and mutant, task by task in registry order (one task with ``task``)."""
     if task is not None and task not in TASKS:
-        from drill.suggest import hint
+        from drill.text.suggest import hint
 
         raise DrillError(f"unknown task {task!r}{hint(task, TASKS)} (tasks: {', '.join(TASKS)})")
     found: list[Case] = []

@@ -94,7 +94,7 @@ class DrillMagics(Magics):
         words = args.words[1:] if args.words[:1] == ["grade"] else args.words
         if len(words) != 1:
             raise UsageError(say("usage", lang))
-        from drill import store
+        from drill.history import store
         from drill.grade.run import parse_size
 
         report = self.practice.grade(store.connect(), words[0], cell, device=args.device, seed=args.seed, timeout=args.timeout,
@@ -117,7 +117,7 @@ class DrillMagics(Magics):
             raise UsageError(say("usage", lang))
         if what in ("hint", "solution") and len(rest) != 1:
             raise UsageError(say("one_task", lang, what=what))
-        from drill import store
+        from drill.history import store
 
         conn = store.connect()
         if what == "hint":
@@ -129,7 +129,7 @@ class DrillMagics(Magics):
 
             self._tasks(catalog.statuses(conn), lang)
         else:
-            from drill import dashboard
+            from drill.practice import dashboard
             from drill.bank.load import load_bank
             from drill.views import dashboard_view
             from drill.whiteboard import catalog

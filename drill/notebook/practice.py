@@ -45,7 +45,7 @@ class Practice:
 
     def grade(self, conn: sqlite3.Connection, task: str, source: str, **options) -> Report:
         """Grade ``source`` as task ``task`` (options as :func:`drill.grade.grade_file`) and record it."""
-        from drill import store
+        from drill.history import store
         from drill.grade import grade_file
 
         exercise = catalog.get(task)
@@ -72,7 +72,7 @@ class Practice:
 
     def _review(self, conn: sqlite3.Connection, task: str, seconds: float) -> None:
         """Rate the pass on the task's FSRS card as a whiteboard solve is (at most once a practice day)."""
-        from drill import task_review
+        from drill.practice import task_review
 
         task_review.record(conn, task_review.Session(task, True, len(self.hints_shown.get(task, [])), self.failing.get(task, 0),
                                                      seconds, LIMIT_S))  # fmt: skip

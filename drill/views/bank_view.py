@@ -66,8 +66,8 @@ def print_question(q, lang: str) -> None:
     from rich.markup import escape
     from rich.panel import Panel
 
-    from drill.i18n import t
-    from drill.mathtext import inline, markdown, plain
+    from drill.text.i18n import t
+    from drill.text.mathtext import inline, markdown, plain
     from drill.views.console import out
 
     head = f"[bold]{q.id}[/]  {q.level} · {q.topic} · {q.type}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from drill.history_io import Counts
+from drill.history.transfer import Counts
 
 LABELS = {"sessions": "sessions", "attempts": "attempts", "grade_runs": "grade runs", "review_state": "review cards",
           "task_reviews": "task reviews", "config": "config keys"}  # fmt: skip

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 from rich.markup import escape
 from rich.table import Table
 
-from drill.mistakes import Notebook
-from drill.schedule import interval_text
+from drill.practice.mistakes import Notebook
+from drill.practice.schedule import interval_text
 from drill.views.console import out
 
 TEXT = {

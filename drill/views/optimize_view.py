@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drill.optimize import MIN_REVIEWS, Fit
+from drill.practice.optimize import MIN_REVIEWS, Fit
 from drill.views.console import out
 
 WORDS = {

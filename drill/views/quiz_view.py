@@ -11,11 +11,11 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from drill.answers import LETTERS
+from drill.practice.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
-from drill.i18n import t, word_label
-from drill.mathtext import inline, join_cjk, markdown, plain
-from drill.quiz import Result, Summary, rating_buttons
+from drill.text.i18n import t, word_label
+from drill.text.mathtext import inline, join_cjk, markdown, plain
+from drill.practice.quiz import Result, Summary, rating_buttons
 from drill.views.bank_view import correct_answers
 
 _LINE_HINTS = {

@@ -9,9 +9,9 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
-from drill import heatmap, streak
-from drill.mistakes import questions_for
-from drill.stats import Stats, drill_command
+from drill.history import heatmap, streak
+from drill.practice.mistakes import questions_for
+from drill.history.stats import Stats, drill_command
 from drill.views.console import out
 
 SHADES = ("grey23", "green4", "green3", "green1", "bright_green")

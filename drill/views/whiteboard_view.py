@@ -181,8 +181,8 @@ RATING_WHY = {1: "why_again", 2: "why_hard", 3: "why_good", 4: "why_easy"}
 
 def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> None:
     """The closing lines, the same for q, Ctrl-C and time up; ``review``: session.record's result."""
-    from drill.i18n import t
-    from drill.schedule import interval_text
+    from drill.text.i18n import t
+    from drill.practice.schedule import interval_text
 
     if outcome.passed:
         out.print(say("solved", lang, task=outcome.task, clock=clock(outcome.seconds)))

@@ -80,7 +80,7 @@ def _exercise(path: Path, data: dict) -> Exercise:
 def get(task: str) -> Exercise:
     exercises = load()
     if task not in exercises:
-        from drill.suggest import hint
+        from drill.text.suggest import hint
 
         raise DrillError(f"unknown task {task!r}{hint(task, exercises)} (tasks: {', '.join(exercises)})")
     return exercises[task]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from drill import store
+from drill.history import store
 from drill.errors import DrillError
 from drill.grade.report import Report
 from drill.grade.run import make_request
@@ -259,7 +259,7 @@ def record_outcome(conn: sqlite3.Connection, outcome: Outcome, minutes: float):
     """Keep the session in the history (kind ``whiteboard``, its ``result`` in the options) and rate it on the
     task's FSRS card: (rating, next interval), (None, None) when already rated today, or None when the
     session was no attempt ("not attempted": no rating)."""
-    from drill import task_review
+    from drill.practice import task_review
 
     session_id = store.start_session(conn, "whiteboard", {"task": outcome.task, "minutes": minutes, "result": outcome.result,
                                                           "hints": outcome.hints, "failing_saves": outcome.failing_saves})  # fmt: skip

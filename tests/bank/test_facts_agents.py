@@ -18,7 +18,7 @@ import random
 
 import pytest
 
-from drill.answers import matched_key_points
+from drill.practice.answers import matched_key_points
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional

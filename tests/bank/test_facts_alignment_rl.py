@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from drill.answers import matched_key_points
+from drill.practice.answers import matched_key_points
 
 torch = pytest.importorskip("torch")
 

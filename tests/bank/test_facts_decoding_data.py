@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from drill.answers import _fold_formula
+from drill.practice.answers import _fold_formula
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional

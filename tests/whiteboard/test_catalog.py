@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 from typer.testing import CliRunner
 
-from drill import store
+from drill.history import store
 from drill.cli import app
 from drill.errors import DrillError
 from drill.grade.benchfit import BenchResult, growth_label, loglog_slope

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from drill import store
+from drill.history import store
 from drill.cli import app
 from drill.whiteboard import catalog
 

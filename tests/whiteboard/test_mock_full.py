@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from drill import store
+from drill.history import store
 from drill.whiteboard import catalog
 
 pexpect = pytest.importorskip("pexpect")
@@ -101,7 +101,7 @@ def test_an_unknown_track_is_bad_input(drill_home):
 
 
 def test_a_clock_spent_on_the_questions_skips_the_task_and_says_so(drill_home):
-    from drill import interview, quiz
+    from drill.practice import interview, quiz
     from drill.bank.load import load_paths
     from drill.views import interview_view
     from drill.views.console import out

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from drill import store, task_review
+from drill.history import store
+from drill.practice import task_review
 from drill.grade.report import Check, Diagnosis, Report
 from drill.whiteboard import catalog, session
 

@@ -7,7 +7,7 @@ import pytest
 from fsrs import Rating
 from typer.testing import CliRunner
 
-from drill import store
+from drill.history import store
 from drill.bank.load import load_bank
 from drill.cli import app
 from drill.whiteboard import catalog, solutions

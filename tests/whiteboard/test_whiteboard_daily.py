@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from fsrs import Card, Rating
 
-from drill import schedule, store, task_review
+from drill.practice import schedule, task_review
+from drill.history import store
 from drill.whiteboard import catalog
 
 pexpect = pytest.importorskip("pexpect")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
 
-from drill import quantities
+from drill.practice import quantities
 from drill.bank.schema import ChoiceQuestion, NumericQuestion, ShapeQuestion
 
 LETTERS = "ABCDEFGH"

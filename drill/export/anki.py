@@ -23,8 +23,8 @@ import genanki
 from cmarkgfm.cmark import Options
 
 from drill.errors import DrillError
-from drill.export_markdown import back, front
-from drill.mathtext import mathjax_html
+from drill.export.markdown import back, front
+from drill.text.mathtext import mathjax_html
 
 MODEL_ID = 1_607_392_319  # fixed forever: changing it would fork every user's notes
 DECK_ID = 2_059_400_110

@@ -12,7 +12,7 @@ import sys
 from contextlib import contextmanager
 from typing import Iterator
 
-from drill import quiz
+from drill.practice import quiz
 from drill.errors import ExitCode
 from drill.views.console import err, out
 from drill.views.quiz_view import QuizView, print_json
@@ -41,7 +41,7 @@ def _hangup_as_interrupt() -> Iterator[None]:
 
 
 def _streak(conn: sqlite3.Connection, lang: str) -> str | None:
-    from drill.streak import streak_line
+    from drill.history.streak import streak_line
 
     return streak_line(conn, lang=lang) or None
 
@@ -75,11 +75,11 @@ def play(
     tty = interactive()
     view = QuizView(err if as_json else out, lang, tty)
     if tty:
-        from drill.terminal_input import TerminalReader
+        from drill.practice.terminal_input import TerminalReader
 
         reader = TerminalReader(lang, stop_at)
     else:
-        from drill.line_input import LineReader
+        from drill.practice.line_input import LineReader
 
         reader = LineReader()
     with _hangup_as_interrupt():

@@ -33,7 +33,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from drill.errors import DrillError
-from drill.store import CLOCK_SKEW, session_uid, transaction
+from drill.history.store import CLOCK_SKEW, session_uid, transaction
 
 FORMAT = "drill-history"
 VERSION = 1
@@ -332,7 +332,7 @@ def _insert(conn: sqlite3.Connection, table: str, cols: list[str], values: list,
 
 def import_file(conn: sqlite3.Connection, path: Path) -> Counts:
     """Merge the file, then bring review cards up to date now rather than in the next command."""
-    from drill import review
+    from drill.practice import review
 
     counts = merge(conn, read(path), path)
     if counts.added.get("attempts"):

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from importlib.util import find_spec
 
-from drill import review, store
+from drill.practice import review
+from drill.history import store
 from drill.errors import DrillError
 
 MIN_REVIEWS = 512  # fsrs.optimizer's mini_batch_size: below it, compute_optimal_parameters returns the defaults

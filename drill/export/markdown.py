@@ -10,8 +10,8 @@ from pathlib import Path
 
 from drill.bank.schema import LEVELS, ChoiceQuestion
 from drill.errors import DrillError
-from drill.i18n import t
-from drill.mathtext import tex_markdown
+from drill.text.i18n import t
+from drill.text.mathtext import tex_markdown
 from drill.views.bank_view import LETTERS, correct_answers
 
 TITLE = {"en": "drill cheat sheet", "zh": "drill 速查表"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from drill.streak import Day
+from drill.history.streak import Day
 
 WEEKS = 52
 

@@ -113,7 +113,7 @@ MIGRATIONS: list[tuple[str, Step]] = [
     ),
     (
         "006_quiz_selection",
-        # a quiz's questions in the order asked, so `drill quiz --resume` can go on with the rest (drill.resume);
+        # a quiz's questions in the order asked, so `drill quiz --resume` can go on with the rest (drill.practice.resume);
         # `shown`: put on screen, so a question interrupted while shown comes back first. Local state: not exported.
         """
         CREATE TABLE session_questions (

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
-from drill import review, stats, streak, task_review
+from drill.practice import review, task_review
+from drill.history import stats, streak
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.utils import get_cwidth
 
-from drill.answers import LETTERS, Rating, judge
+from drill.practice.answers import LETTERS, Rating, judge
 from drill.bank.schema import ChoiceQuestion
-from drill.i18n import t
-from drill.quiz import Reply
+from drill.text.i18n import t
+from drill.practice.quiz import Reply
 
 RATING_KEYS = {"1": Rating.AGAIN, "2": Rating.HARD, "3": Rating.GOOD, "4": Rating.EASY}
 TOOLBAR_COLUMNS = 60  # the toolbar never wraps onto a second line in a narrow (split) terminal

@@ -1,7 +1,7 @@
 """Diagnosis codes -> bank questions on the same concept, and the review nudges they cause.
 
 A failing ``drill grade`` or whiteboard run is already a row of ``grade_runs``; that row is
-the event. :func:`nudges` reads it back so that ``drill.review`` can make the linked questions
+the event. :func:`nudges` reads it back so that ``drill.practice.review`` can make the linked questions
 due now, until they are answered again. Nothing is written to ``review_state``, so the
 rebuild-from-log design holds and history export/import carries the nudges for free.
 Torch-free: ``drill review`` and ``drill stats`` use it; the links live with the codes' texts.
@@ -18,7 +18,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from drill.store import CORRECT_OF
+from drill.history.store import CORRECT_OF
 
 SILENT_CODES = {"not-implemented"}  # an untouched template is not a mistake (as in drill stats)
 
@@ -68,7 +68,7 @@ class Notebook:
 
 
 def wrong_answers(conn: sqlite3.Connection) -> list[WrongAnswer]:
-    """Questions whose latest attempt did not count as right (drill.store.CORRECT_OF), latest first."""
+    """Questions whose latest attempt did not count as right (drill.history.store.CORRECT_OF), latest first."""
     rows = conn.execute(
         "SELECT a.question_id, a.level, a.topic, a.type, a.answer, a.answered_at, a.local_time"
         " FROM question_last l JOIN attempts a ON a.id = l.attempt_id"

@@ -16,8 +16,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drill import quiz, store
-from drill.mock import PITCH_SECONDS
+from drill.practice import quiz
+from drill.history import store
+from drill.practice.mock import PITCH_SECONDS
 
 WHITEBOARD_SHARE = 0.5  # of the clock kept for the coding task
 MIN_WHITEBOARD_S = 60.0  # less than this left: the task is skipped, and the scorecard says so
@@ -113,7 +114,7 @@ def run(conn: sqlite3.Connection, plan: Plan, ask, whiteboard) -> Scorecard:
 def play(conn: sqlite3.Connection, plan: Plan, bank, *, lang: str) -> Scorecard:
     """:func:`run` on this terminal (or pipe): the quiz readers and view for the questions, a watch-mode
     session with a warm judge for the task, the solution offered after it as in ``drill whiteboard``."""
-    from drill import play as quiz_play
+    from drill.practice import play as quiz_play
     from drill.views import interview_view, solution_view, whiteboard_view
     from drill.views.console import out
     from drill.views.quiz_view import QuizView
@@ -125,11 +126,11 @@ def play(conn: sqlite3.Connection, plan: Plan, bank, *, lang: str) -> Scorecard:
     def ask(questions: list, settings: quiz.Settings, kind: str, stop_at: float) -> quiz.Summary:
         interview_view.part(kind, lang)
         if tty:
-            from drill.terminal_input import TerminalReader
+            from drill.practice.terminal_input import TerminalReader
 
             reader = TerminalReader(lang, stop_at)
         else:
-            from drill.line_input import LineReader
+            from drill.practice.line_input import LineReader
 
             reader = LineReader()
         options = {"interview": True, "topic": plan.topics, "lang": lang}

@@ -10,9 +10,9 @@ import sys
 import time
 from typing import TextIO
 
-from drill.answers import Rating, parse_rating
+from drill.practice.answers import Rating, parse_rating
 from drill.errors import DrillError
-from drill.quiz import Reply
+from drill.practice.quiz import Reply
 
 
 class LineReader:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Protocol
 
-from drill import resume, review, store
-from drill.answers import LETTERS, Rating, judge, matched_key_points, objective_rating, parse_choice
+from drill.practice import resume, review
+from drill.history import store
+from drill.practice.answers import LETTERS, Rating, judge, matched_key_points, objective_rating, parse_choice
 from drill.errors import DrillError, StorageError
 
 LEVEL_SECONDS = {"L1": 60, "L2": 90, "L3": 120}
@@ -78,7 +79,7 @@ class Result:
     def passed(self) -> bool:
         """Counted right: an objective answer that is correct (in time: Good; over time: Hard), an open one rated Good or Easy.
 
-        The rule of ``drill stats`` accuracy (drill.store.CORRECT_OF), so a score and the
+        The rule of ``drill stats`` accuracy (drill.history.store.CORRECT_OF), so a score and the
         stats never disagree: a self-rated Hard (only partly recalled) counts in neither.
         """
         if self.correct is not None:
@@ -142,8 +143,8 @@ def by_ids(bank, ids: list[str]) -> list:
 
 def wrong_ones(conn: sqlite3.Connection, candidates: list, lang: str = "en") -> list:
     """``drill quiz --wrong``: the candidates whose latest attempt was not right, latest mistake first."""
-    from drill.i18n import t
-    from drill.mistakes import wrong_answers
+    from drill.text.i18n import t
+    from drill.practice.mistakes import wrong_answers
 
     by_id = {q.id: q for q in candidates}
     found = [by_id[w.question_id] for w in wrong_answers(conn) if w.question_id in by_id]
@@ -154,7 +155,7 @@ def wrong_ones(conn: sqlite3.Connection, candidates: list, lang: str = "en") -> 
 
 def resumed(conn: sqlite3.Connection, bank, lang: str = "en") -> tuple[resume.Interrupted, list]:
     """``drill quiz --resume``: the interrupted quiz and its remaining questions that the loaded banks still have."""
-    from drill.i18n import t
+    from drill.text.i18n import t
 
     found = resume.latest(conn)
     if found is None:
@@ -216,8 +217,8 @@ def _reveal(conn: sqlite3.Connection, result: Result, reader: Reader, view: View
 
 def rating_buttons(intervals: dict, lang: str) -> str:
     """``1 Again <1m  ·  2 Hard 6m  ·  3 Good 10m  ·  4 Easy 8d``: what each self-rating schedules, as Anki's buttons."""
-    from drill.i18n import t
-    from drill.schedule import interval_text
+    from drill.text.i18n import t
+    from drill.practice.schedule import interval_text
 
     return "  ·  ".join(f"{int(r)} {t(r.label, lang)} {interval_text(intervals[int(r)], lang)}" for r in Rating if int(r) in intervals)
 

@@ -5,7 +5,7 @@ back in the same sitting. A whiteboard task takes 20 minutes, so it never comes 
 same day: no learning steps, a day at least, and a lower target retention (0.85), since
 re-solving a task already learned costs far more than re-reading an answer.
 Both schedulers are fuzz-free, so replaying the log always gives the same card. Questions may use
-parameters fitted to the user's own history (drill.optimize); tasks are too few to fit.
+parameters fitted to the user's own history (drill.practice.optimize); tasks are too few to fit.
 """
 
 from __future__ import annotations

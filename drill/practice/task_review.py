@@ -1,7 +1,7 @@
 """Whiteboard tasks as review items: one FSRS card per task, rated by the grader, not by the user.
 
 The log is ``task_reviews`` (one row per rated whiteboard session); a card is the replay of
-its task's rows through :data:`drill.schedule.TASKS`, so nothing derived is stored and the
+its task's rows through :data:`drill.practice.schedule.TASKS`, so nothing derived is stored and the
 log can always be replayed. The rating follows how the session went:
 
 * unsolved (time up, quit) → Again;
@@ -21,8 +21,9 @@ from datetime import datetime, timedelta, timezone
 
 from fsrs import Card, Rating
 
-from drill import schedule, store, streak
-from drill.review import card_id, utc
+from drill.practice import schedule
+from drill.history import store, streak
+from drill.practice.review import card_id, utc
 
 EASY_FRACTION = 1 / 3
 HARD_AFTER_FAILING_SAVES = 2

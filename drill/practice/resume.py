@@ -12,7 +12,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from drill import store
+from drill.history import store
 
 RESUMABLE_KIND = "quiz"
 

@@ -22,8 +22,9 @@ from pathlib import Path
 import fsrs
 from fsrs import Card, Rating, Scheduler
 
-from drill import mistakes, store
-from drill.schedule import QUESTIONS, preview, questions
+from drill.practice import mistakes
+from drill.history import store
+from drill.practice.schedule import QUESTIONS, preview, questions
 
 STATE_FORMAT = 1  # bump when the way cards are derived from the log changes
 
@@ -50,7 +51,7 @@ class Current:
     tag: str
 
 
-DEFAULT = Current(QUESTIONS, SCHEDULER_TAG)  # fuzz-free: a replay must reproduce the same card (drill.schedule)
+DEFAULT = Current(QUESTIONS, SCHEDULER_TAG)  # fuzz-free: a replay must reproduce the same card (drill.practice.schedule)
 
 
 @lru_cache(maxsize=4)
@@ -154,7 +155,7 @@ def _card_before(conn: sqlite3.Connection, question_id: str, before: str | None,
 
 def card_before(conn: sqlite3.Connection, question_id: str, uid: str) -> Card:
     """The question's card as it stood before attempt ``uid`` (the replay of the attempts before it),
-    so the rating buttons can show what each rating of that attempt would give (see drill.schedule.preview)."""
+    so the rating buttons can show what each rating of that attempt would give (see drill.practice.schedule.preview)."""
     attempt_id, answered_at = conn.execute("SELECT id, answered_at FROM attempts WHERE uid = ?", (uid,)).fetchone()
     log = conn.execute(
         "SELECT answered_at, rating FROM attempts WHERE question_id = ? AND (answered_at, id) < (?, ?) ORDER BY answered_at, id",
@@ -200,7 +201,7 @@ def sync(conn: sqlite3.Connection) -> list[str]:
 def due_dates(conn: sqlite3.Connection) -> dict[str, datetime]:
     """When each practised or nudged question is next due (after bringing the cache up to date).
 
-    A failing grade run linked to a question (see drill.mistakes) makes it due at the run's
+    A failing grade run linked to a question (see drill.practice.mistakes) makes it due at the run's
     time until the question is answered after it; this is read from the log, never stored.
     """
     sync(conn)

@@ -11,8 +11,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from drill import streak
-from drill.store import CORRECT_OF
+from drill.history import streak
+from drill.history.store import CORRECT_OF
 
 WEAKEST = 5
 FREQUENT_MISTAKES = 5

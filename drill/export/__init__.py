@@ -1,0 +1,1 @@
+"""The bank exported: an Anki deck and a Markdown cheat sheet."""

@@ -1,0 +1,1 @@
+"""Practice: quizzes, review, mock interviews, answer parsing and scheduling; knows nothing of Typer."""

@@ -1,0 +1,1 @@
+"""Text for the screen: interface labels and languages, math rendering, did-you-mean."""
