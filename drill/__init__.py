@@ -1,6 +1,8 @@
 """drill: practice for LLM / Transformer interviews from the terminal."""
 
-__version__ = "0.1.0"
+from drill.version import __version__
+
+__all__ = ["__version__", "load_ipython_extension"]
 
 
 def load_ipython_extension(ipython) -> None:

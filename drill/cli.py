@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from drill import __version__, completion
+from drill import completion
+from drill.version import __version__
 from drill.errors import DrillError, ExitCode
 
 app = typer.Typer(

@@ -18,7 +18,7 @@ from io import BytesIO, TextIOWrapper
 from pathlib import Path
 from typing import Any
 
-from drill import __version__
+from drill.version import __version__
 from drill.errors import DrillError
 from drill.paths import data_home
 

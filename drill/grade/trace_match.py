@@ -11,6 +11,7 @@ nothing, feeds nothing that matches and whose own inputs matched is where the co
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from itertools import permutations
 from types import SimpleNamespace
@@ -422,3 +423,16 @@ def _distance(user: torch.Tensor | None, expected: torch.Tensor) -> float:
         if e.dim() and e.shape[-1] > 1 and e.is_floating_point() and _close(user, e.flip(-1)):
             best = min(best, 0.5)  # the step, reversed (an ascending sort): this is the step meant
     return best
+
+
+def crash(message: str, name: str, lines: list[str]) -> dict | None:
+    """The line of the user's file an exception came from (the innermost one the message names)."""
+    found = re.findall(re.escape(name) + r":(\d+) in ", message)
+    if not found:
+        return None
+    line = int(found[-1])
+    code = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
+    text = message.split(" (at ")[0][:300]
+    raised = re.match(r"raised (\w+)(?:: |$)", text)  # Python's own message stays as Python wrote it
+    zh = f"这里抛出了 {raised[1]}" + (f"：{text[raised.end():]}" if text[raised.end():] else "") if raised else f"这里抛出了异常：{text}"
+    return {"line": line, "code": code, "expected": None, "message": text, "message_zh": zh}

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from drill.grade.trace_match import Said
+from drill.grade.trace_match import Said, crash
 
 NEAR = 0.5  # the share of elements in place for a value to be a near miss of a step
 SHOWN = 18  # characters of a row's value (drill.views.trace_view.SHAPE_WIDTH)
@@ -592,7 +592,6 @@ def rows_of(records, case: ValueCase, status, matched, values, lines: list[str],
 def trace_values(ctx, cases: list[ValueCase], lines: list[str]) -> dict:
     """Run each case under the value recorder in turn and report the first that diverges (tracing.run_trace's result)."""
     from drill.grade.remote import Abort, UserCodeError
-    from drill.grade.tracing import crash
 
     source, rows = Source(lines), {}
     for case in cases:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
-import re
 
 import torch
 
 from drill.grade.context import WrongShape
 from drill.grade.remote import Abort, UserCodeError
-from drill.grade.trace_match import analyse, matches
+from drill.grade.trace_match import analyse, crash, matches
 from drill.grade.trace_values import ValueCase, trace_values
 from drill.grade.user import wire
 
@@ -124,19 +123,6 @@ def furthest(found) -> int:
     """How far a trace got before it diverged (for choosing between layouts)."""
     rows, divergence = found
     return len(rows) + 1 if divergence is None else next(i for i, r in enumerate(rows) if r["status"] == "diverges")
-
-
-def crash(message: str, name: str, lines: list[str]) -> dict | None:
-    """The line of the user's file an exception came from (the innermost one the message names)."""
-    found = re.findall(re.escape(name) + r":(\d+) in ", message)
-    if not found:
-        return None
-    line = int(found[-1])
-    code = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
-    text = message.split(" (at ")[0][:300]
-    raised = re.match(r"raised (\w+)(?:: |$)", text)  # Python's own message stays as Python wrote it
-    zh = f"这里抛出了 {raised[1]}" + (f"：{text[raised.end():]}" if text[raised.end():] else "") if raised else f"这里抛出了异常：{text}"
-    return {"line": line, "code": code, "expected": None, "message": text, "message_zh": zh}
 
 
 def weight_pictures(case, result) -> list[dict]:
