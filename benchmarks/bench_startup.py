@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 # A failing grade run: its codes make linked questions due, so the plan maps codes to questions.
-SEED = "from drill import store; store.record_grade_run(store.connect(), task='sdpa', file='a.py', source='grade', passed=False, codes=['scale-missing'], seconds=1.0)"
+SEED = "from drill.history import store; store.record_grade_run(store.connect(), task='sdpa', file='a.py', source='grade', passed=False, codes=['scale-missing'], seconds=1.0)"
 
 
 def wall(cmd: list[str], env: dict, tty: bool) -> float:
