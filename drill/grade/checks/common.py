@@ -139,3 +139,21 @@ def gradient_verdict(ctx: Context, base, dtype, user_forward, reference_forward,
             return outcome("fail", f"no gradient reaches {name} (is it detached?)")
         pairs.append((f"d{name}{label}", leaf.grad, exact, same))
     return against_truth(pairs)
+
+
+def user_loss_grads(ctx: Context, fn, leaves: list, *args, unpack: bool = False, **kwargs):
+    """(loss, gradients in ``leaves``) of the user's ``fn(*leaves, *args, **kwargs)``; zeros for a leaf the loss does
+    not use; None unless the loss is a 0-d tensor (``unpack``: or a tuple that starts with one)."""
+    loss = ctx.call(fn, *leaves, *args, **kwargs)
+    if unpack and isinstance(loss, (tuple, list)) and loss:
+        loss = loss[0]
+    if not isinstance(loss, torch.Tensor) or loss.shape != ():
+        return None
+    grads = ctx.call(torch.autograd.grad, loss, leaves, allow_unused=True, watch=False)
+    return loss, [torch.zeros_like(leaf) if g is None else g for g, leaf in zip(grads, leaves)]
+
+
+def loss_probe(loss: torch.Tensor, grads, scale: int) -> torch.Tensor:
+    """A loss probe's float64 output: the loss, then each gradient times ``scale`` (the token or sample count, so each
+    entry is O(1) and the diagnosis compares them on one footing)."""
+    return torch.cat([loss.detach().double().reshape(1), *(scale * g.detach().double().reshape(-1) for g in grads)])

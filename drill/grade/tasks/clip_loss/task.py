@@ -17,7 +17,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from drill.grade.checks.common import dtype_id, no_mutation_check
+from drill.grade.checks.common import dtype_id, loss_probe, no_mutation_check, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, outcome
@@ -142,23 +142,15 @@ class Probe:
 
     def user(self, ctx: Context):
         leaves = [self.image.clone().requires_grad_(), self.text.clone().requires_grad_()]
-        loss = ctx.call(ctx.entry, *leaves, self.scale)
-        if not isinstance(loss, torch.Tensor) or loss.shape != ():
-            return None
-        grads = ctx.call(torch.autograd.grad, loss, leaves, allow_unused=True, watch=False)
-        grads = [torch.zeros_like(leaf) if g is None else g for g, leaf in zip(grads, leaves)]
-        return self._flat(loss, grads)
+        found = user_loss_grads(ctx, ctx.entry, leaves, self.scale)
+        return None if found is None else loss_probe(*found, self.image.shape[0])
 
     def expected(self, variant):
         # The engine's baseline is reference.CORRECT, which means "the correct CLIP loss" here.
         variant = variant if isinstance(variant, ClipVariant) else CORRECT_CLIP
         leaves = [self.image.clone().requires_grad_(), self.text.clone().requires_grad_()]
         loss = reference(*leaves, self.scale, variant)
-        return self._flat(loss, torch.autograd.grad(loss, leaves))
-
-    def _flat(self, loss, grads):
-        n = self.image.shape[0]
-        return torch.cat([loss.detach().double().reshape(1), *(n * g.detach().double().reshape(-1) for g in grads)])
+        return loss_probe(loss, torch.autograd.grad(loss, leaves), self.image.shape[0])
 
 
 HYPOTHESES = (

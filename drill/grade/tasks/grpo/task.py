@@ -17,6 +17,7 @@ from functools import partial
 
 import torch
 
+from drill.grade.checks.common import loss_probe, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 
@@ -217,21 +218,15 @@ class Probe:
 
     def user(self, ctx: Context):
         leaf = self.inputs[0].clone().requires_grad_()
-        loss = ctx.call(ctx.entry, leaf, *(t.clone() for t in self.inputs[1:]), **dict(self.kwargs))
-        loss = loss[0] if isinstance(loss, (tuple, list)) and loss else loss
-        if not isinstance(loss, torch.Tensor) or loss.shape != ():
-            return None
-        (grad,) = ctx.call(torch.autograd.grad, loss, leaf, allow_unused=True, watch=False)
-        grad = torch.zeros_like(leaf) if grad is None else grad
-        return torch.cat([loss.detach().reshape(1), self.tokens * grad.reshape(-1)])
+        found = user_loss_grads(ctx, ctx.entry, [leaf], *(t.clone() for t in self.inputs[1:]), unpack=True, **dict(self.kwargs))
+        return None if found is None else loss_probe(*found, self.tokens)
 
     def expected(self, variant):
         # The engine's baseline is reference.CORRECT, which means "the correct GRPO loss" here.
         variant = variant if isinstance(variant, GRPOVariant) else CORRECT_GRPO
         leaf = self.inputs[0].clone().requires_grad_()
         loss = reference(leaf, *self.inputs[1:], **dict(self.kwargs), variant=variant)
-        (grad,) = torch.autograd.grad(loss, leaf)
-        return torch.cat([loss.detach().reshape(1), self.tokens * grad.reshape(-1)])
+        return loss_probe(loss, torch.autograd.grad(loss, leaf), self.tokens)
 
     @property
     def tokens(self) -> int:

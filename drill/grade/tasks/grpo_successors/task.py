@@ -17,7 +17,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import dtype_id
+from drill.grade.checks.common import dtype_id, loss_probe, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
@@ -182,12 +182,9 @@ class Probe:
     def user(self, ctx: Context):
         logp, old, adv, mask = self.inputs
         leaf = logp.clone().requires_grad_()
-        loss = ctx.call(ctx.entry if self.which == "dapo" else gspo_handle(ctx), leaf, old.clone(), adv.clone(), mask, **dict(self.kwargs))
-        if not isinstance(loss, torch.Tensor) or loss.shape != ():
-            return None
-        (grad,) = ctx.call(torch.autograd.grad, loss, leaf, allow_unused=True, watch=False)
-        grad = torch.zeros_like(leaf) if grad is None else grad
-        return torch.cat([loss.detach().reshape(1), int(mask.sum()) * grad.reshape(-1)])
+        fn = ctx.entry if self.which == "dapo" else gspo_handle(ctx)
+        found = user_loss_grads(ctx, fn, [leaf], old.clone(), adv.clone(), mask, **dict(self.kwargs))
+        return None if found is None else loss_probe(*found, int(mask.sum()))
 
     def expected(self, variant):
         # The engine's baseline is reference.CORRECT, which means "the correct losses" here.
@@ -196,8 +193,7 @@ class Probe:
         leaf = logp.clone().requires_grad_()
         ref = dapo_reference if self.which == "dapo" else gspo_reference
         loss = ref(leaf, old, adv, mask, **dict(self.kwargs), variant=variant)
-        (grad,) = torch.autograd.grad(loss, leaf)
-        return torch.cat([loss.detach().reshape(1), int(mask.sum()) * grad.reshape(-1)])
+        return loss_probe(loss, torch.autograd.grad(loss, leaf), int(mask.sum()))
 
 
 HYPOTHESES = (

@@ -16,7 +16,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import dtype_id, no_mutation_check
+from drill.grade.checks.common import dtype_id, loss_probe, no_mutation_check, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, outcome
@@ -152,22 +152,19 @@ class Probe:
     def user(self, ctx: Context):
         leaf = self.student.clone().requires_grad_()
         extra = {} if self.mask is None else {"mask": self.mask.clone()}
-        loss = ctx.call(ctx.entry, leaf, self.teacher.clone(), **dict(self.kwargs), **extra)
-        if not isinstance(loss, torch.Tensor) or loss.shape != ():
-            return None
-        (grad,) = ctx.call(torch.autograd.grad, loss, leaf, allow_unused=True, watch=False)
-        return self._flat(loss, torch.zeros_like(leaf) if grad is None else grad)
+        found = user_loss_grads(ctx, ctx.entry, [leaf], self.teacher.clone(), **dict(self.kwargs), **extra)
+        return None if found is None else loss_probe(*found, self.tokens)
 
     def expected(self, variant):
         # The engine's baseline is reference.CORRECT, which means "the correct distillation loss" here.
         variant = variant if isinstance(variant, KDVariant) else CORRECT_KD
         leaf = self.student.clone().requires_grad_()
         loss = reference(leaf, self.teacher, mask=self.mask, variant=variant, **dict(self.kwargs))
-        return self._flat(loss, torch.autograd.grad(loss, leaf)[0])
+        return loss_probe(loss, torch.autograd.grad(loss, leaf), self.tokens)
 
-    def _flat(self, loss, grad):
-        tokens = self.student[..., 0].numel() if self.mask is None else int(self.mask.sum())
-        return torch.cat([loss.detach().double().reshape(1), tokens * grad.detach().double().reshape(-1)])
+    @property
+    def tokens(self) -> int:
+        return self.student[..., 0].numel() if self.mask is None else int(self.mask.sum())
 
 
 HYPOTHESES = (

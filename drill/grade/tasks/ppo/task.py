@@ -16,7 +16,7 @@ from functools import partial
 
 import torch
 
-from drill.grade.checks.common import dtype_id
+from drill.grade.checks.common import dtype_id, loss_probe, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
@@ -229,12 +229,8 @@ class Probe:
             return torch.cat([ret[0].flatten(), ret[1].flatten()]) if ok else None
         logp, old, adv, mask = self.inputs
         leaf = logp.clone().requires_grad_()
-        loss = ctx.call(loss_handle(ctx), leaf, old.clone(), adv.clone(), mask=mask, **dict(self.kwargs))
-        if not isinstance(loss, torch.Tensor) or loss.shape != ():
-            return None
-        (grad,) = ctx.call(torch.autograd.grad, loss, leaf, allow_unused=True, watch=False)
-        grad = torch.zeros_like(leaf) if grad is None else grad
-        return torch.cat([loss.detach().reshape(1), int(mask.sum()) * grad.reshape(-1)])
+        found = user_loss_grads(ctx, loss_handle(ctx), [leaf], old.clone(), adv.clone(), mask=mask, **dict(self.kwargs))
+        return None if found is None else loss_probe(*found, int(mask.sum()))
 
     def expected(self, variant):
         # The engine's baseline is reference.CORRECT, which means "the correct PPO" here.
@@ -245,8 +241,7 @@ class Probe:
         logp, old, adv, mask = self.inputs
         leaf = logp.clone().requires_grad_()
         loss = loss_reference(leaf, old, adv, mask=mask, **dict(self.kwargs), variant=variant)
-        (grad,) = torch.autograd.grad(loss, leaf)
-        return torch.cat([loss.detach().reshape(1), int(mask.sum()) * grad.reshape(-1)])
+        return loss_probe(loss, torch.autograd.grad(loss, leaf), int(mask.sum()))
 
 
 HYPOTHESES = (
