@@ -42,7 +42,7 @@ def english_fragments(*tables) -> set[str]:
 
 
 UI = english_fragments(i18n.LABELS, whiteboard_view.WORDS, grade_view.WORDS, stats_view.WORDS, stats_view.COLUMNS,
-                       dashboard_view.TEXT, doctor_view.WORDS) | {"PASSED", "FAILED", "pass", "fail", "warn", "checks", "hint"}  # fmt: skip
+                       dashboard_view.TEXT, doctor_view.WORDS, whiteboard_view.TASK_WORDS) | {"PASSED", "FAILED", "pass", "fail", "warn", "checks", "hint"}  # fmt: skip
 
 
 def english_in(output: str) -> list[str]:
@@ -65,6 +65,15 @@ def test_stats_streak_review_and_doctor_in_chinese(drill_home):
         assert result.exit_code == 0, (args, result.output)
         assert english_in(result.output) == [], (args, result.output)
     assert "各级别正确率" in runner.invoke(app, ["stats", "--lang", "zh"]).output
+
+
+def test_tasks_in_chinese(drill_home):
+    result = CliRunner().invoke(app, ["tasks", "--lang", "zh"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert english_in(result.output) == [], result.output
+    assert all(word in result.output for word in ("白板题", "方向", "难度", "未尝试", "开始一道题")), result.output
+    english = CliRunner().invoke(app, ["tasks", "--lang", "en"], env={"COLUMNS": "160"}).output
+    assert "Whiteboard tasks" in english and "untried" in english and "白板题" not in english
 
 
 @pytest.mark.usefixtures("warm_judge")

@@ -13,6 +13,7 @@ from html import escape
 from drill.grade.report import FAILING, Report
 from drill.views import trace_view
 from drill.views.grade_view import CATEGORY_ZH, STATUS_ZH, WORDS
+from drill.views.whiteboard_view import TASK_WORDS
 
 COLOURS = {"pass": "#1a7f37", "fail": "#cf222e", "error": "#cf222e", "warn": "#9a6700", "skip": "#6e7781"}
 SIGNS = {"pass": "✓", "fail": "✗", "error": "✗", "warn": "!", "skip": "-"}
@@ -80,12 +81,6 @@ def report_html(report: Report, lang: str) -> str:
     return "".join(parts)
 
 
-TASK_WORDS = {  # the `drill tasks` columns and states (the terminal table's, with their Chinese)
-    "columns": (("track", "task", "level", "title", "status", "best"), ("方向", "题目", "难度", "名称", "状态", "最佳用时")),
-    "untried": ("untried", "未尝试"),
-    "failed": ("failed", "未通过"),
-    "passed": ("passed", "已通过"),
-}
 STATE_COLOURS = {"untried": "#6e7781", "failed": "#cf222e", "passed": "#1a7f37"}
 
 

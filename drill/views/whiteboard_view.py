@@ -15,7 +15,15 @@ from drill.whiteboard.catalog import Exercise, Status
 
 MAX_FAILURES = 3
 NARROW_COLUMNS = 80  # `drill tasks` narrower than this drops the track column
-STATES = {"untried": "[dim]untried[/]", "failed": "[red]failed[/]", "passed": "[green]passed[/]"}
+TASK_WORDS = {  # `drill tasks` in the terminal and in a notebook (drill.notebook.render), English and Chinese
+    "title": ("Whiteboard tasks", "白板题"),
+    "columns": (("track", "task", "level", "title", "status", "best"), ("方向", "题目", "难度", "名称", "状态", "最佳用时")),
+    "untried": ("untried", "未尝试"),
+    "failed": ("failed", "未通过"),
+    "passed": ("passed", "已通过"),
+    "start": ("Start one with: drill whiteboard TASK", "开始一道题：drill whiteboard 加上表中的题目 id"),
+}
+STATE_STYLES = {"untried": "dim", "failed": "red", "passed": "green"}
 
 
 def clock(seconds: float) -> str:
@@ -222,22 +230,25 @@ def print_tasks(statuses: list[Status], as_json: bool, lang: str) -> None:
         print(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
         return
     narrow = out.width < NARROW_COLUMNS  # the track goes on a row of its own; ids never shrink, titles wrap
-    table = Table(title="Whiteboard tasks", title_justify="left")
+    zh = lang == "zh"
+    table = Table(title=TASK_WORDS["title"][zh], title_justify="left")
     widest = max((len(s.exercise.id) for s in statuses), default=4)
-    for name in ("task", "level", "title", "status", "best") if narrow else ("track", "task", "level", "title", "status", "best"):
-        table.add_column(name, justify="right" if name == "best" else "left", no_wrap=name == "task",
-                         min_width=widest if name == "task" else None, overflow="fold" if name == "title" else "ellipsis")  # fmt: skip
+    columns = list(zip(TASK_WORDS["columns"][0], TASK_WORDS["columns"][zh]))
+    for key, name in columns[1:] if narrow else columns:
+        table.add_column(name, justify="right" if key == "best" else "left", no_wrap=key == "task",
+                         min_width=widest if key == "task" else None, overflow="fold" if key == "title" else "ellipsis")  # fmt: skip
     track = None
     for s in statuses:  # the catalog's order: by track, then by level
         if track is not None and s.exercise.track != track:
             table.add_section()
-        name = TRACK_NAMES[s.exercise.track][lang == "zh"]
+        name = TRACK_NAMES[s.exercise.track][zh]
         if narrow and s.exercise.track != track:
             table.add_row(f"[bold]{name}[/]", "", "", "", "")
         shown = name if s.exercise.track != track else ""
         track = s.exercise.track
         best = "-" if s.best_seconds is None else clock(s.best_seconds)
-        row = (s.exercise.id, s.exercise.level, s.exercise.title.get(lang, s.exercise.title["en"]), STATES[s.state], best)
+        row = (s.exercise.id, s.exercise.level, s.exercise.title.get(lang, s.exercise.title["en"]),
+               f"[{STATE_STYLES[s.state]}]{TASK_WORDS[s.state][zh]}[/]", best)  # fmt: skip
         table.add_row(*row) if narrow else table.add_row(shown, *row)
     out.print(table)
-    out.print("[dim]Start one with: drill whiteboard TASK[/]")
+    out.print(f"[dim]{TASK_WORDS['start'][zh]}[/]")
