@@ -12,6 +12,12 @@ from drill.grade.checks.module import BASE, NO_LAYOUT, ModuleTask
 from drill.grade.context import CheckDef, Context, outcome
 
 
+def drawn_heads_message(message: str, b: int, h: int, hd: int, t: int | None = None) -> str:
+    """A check's message prefixed with the batch, heads and head_dim it drew, so ``--seed N`` finds them again."""
+    sizes = f"B={b}, " + (f"T={t}, " if t is not None else "") + f"{h} head{'s' if h > 1 else ''} of {hd}"
+    return f"{sizes} (drawn from the seed): {message}"
+
+
 class DrawnHeadsTask(ModuleTask):
     """The module battery plus ``numerical.drawn``: B, T, the number of heads and head_dim drawn from the seed."""
 
@@ -27,7 +33,7 @@ class DrawnHeadsTask(ModuleTask):
             truth, same = (self.reference(built, x, m, dt) for dt in (torch.float64, torch.float32))
             pairs.append(("output" if m is None else "masked output", out, truth, same))
         result = against_truth(pairs)
-        result.message = f"B={b}, T={t}, {h} head{'s' if h > 1 else ''} of {hd} (drawn from the seed): {result.message}"
+        result.message = drawn_heads_message(result.message, b, h, hd, t)
         return result
 
     def checks(self, ctx: Context) -> list[CheckDef]:

@@ -14,6 +14,7 @@ from functools import partial
 import torch
 
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_shape, moved
+from drill.grade.checks.drawn_heads import drawn_heads_message
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
 from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
@@ -117,7 +118,7 @@ class KVCacheTask(ModuleTask):
         how = "one token at a time" if set(sizes) == {1} else f"in chunks of {' then '.join(map(str, sizes))} tokens"
         result = against_truth([(f"outputs decoded {how}", out, truth, same)])
         if batch_heads != (BASE[0], *BASE[2:]):
-            result.message = f"B={b}, {h} head{'s' if h > 1 else ''} of {hd} (drawn from the seed): {result.message}"
+            result.message = drawn_heads_message(result.message, b, h, hd)
         return result
 
     def chunk_leak_check(self, ctx: Context):

@@ -17,6 +17,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_shape, moved
+from drill.grade.checks.drawn_heads import drawn_heads_message
 from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.layouts import is_linear
@@ -186,7 +187,7 @@ class MlaTask(ModuleTask):
         how = "one token at a time" if set(sizes) == {1} else f"in chunks of {' then '.join(map(str, sizes))} tokens"
         result = against_truth([(f"outputs decoded {how}", out, truth, same)])
         if batch_heads != (BASE[0], *BASE[2:]):
-            result.message = f"B={b}, {h} head{'s' if h > 1 else ''} of {hd} (drawn from the seed): {result.message}"
+            result.message = drawn_heads_message(result.message, b, h, hd)
         return result
 
     def latent_cache_check(self, ctx: Context):
