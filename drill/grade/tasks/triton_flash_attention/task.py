@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like, first_nonfinite
-from drill.grade.checks.kernels import OutOfBounds, guarded, launch
+from drill.grade.checks.kernels import Launches, OutOfBounds, guarded, launch
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.kernel_bench import Case, KernelBench
 from drill.grade.tolerance import judge
@@ -168,28 +168,10 @@ def verdict(label: str, got, q, k, v, causal: bool, sm_scale=None):
     return outcome("pass", f"{result.message}; lse {lse_result.message}")
 
 
-class Launches:
-    """One grade's launches of the fixed cases, each made once (the interpreter takes tens of ms a launch): checks
-    that want the same case (the shapes and the edge sizes, out of bounds and the edge tiles) share its (o, lse),
-    or the OutOfBounds or WrongShape it raised."""
-
-    def __init__(self, ctx: Context):
-        self.ctx, self.done = ctx, {}
-
-    def __call__(self, case, offset: int, sm_scale=None):
-        """(q, k, v, (o, lse)) of ``case`` drawn at ``offset``."""
-        key = (case, offset, sm_scale)
-        if key not in self.done:
-            q, k, v = qkv(self.ctx, offset, *case[:4])
-            try:
-                got = run(self.ctx, q, k, v, case[4], sm_scale)
-            except (OutOfBounds, WrongShape) as exc:
-                got = exc
-            self.done[key] = q, k, v, got
-        *inputs, got = self.done[key]
-        if isinstance(got, Exception):
-            raise got
-        return (*inputs, got)
+def launch_case(ctx: Context, case, offset: int, sm_scale=None) -> tuple:
+    """(q, k, v, (o, lse)) of ``case`` drawn at ``offset``."""
+    q, k, v = qkv(ctx, offset, *case[:4])
+    return q, k, v, run(ctx, q, k, v, case[4], sm_scale)
 
 
 def describe(b, h, t, d, causal) -> str:
@@ -245,9 +227,8 @@ def strided_check(ctx: Context):
 
 
 @guarded
-def drawn_check(launches: Launches):
+def drawn_check(ctx: Context, launches: Launches):
     """T and D drawn from the grade's seed, once without and once with the causal mask."""
-    ctx = launches.ctx
     t1, t2 = ctx.sizes(300, (10, 130), (10, 130))
     d = (16, 32)[ctx.seed % 2]
     return cases_check(launches, ((1, 1, t1, d, False), (1, 1, t2, d, True)), 301)
@@ -311,14 +292,14 @@ def out_of_bounds_check(launches: Launches):
 
 
 @guarded
-def future_check(launches: Launches):
+def future_check(ctx: Context, launches: Launches):
     """causal=True: changing the keys and values from position 9 on must leave every query before 9 unmoved
     (against the head-dim-64 check's launch)."""
     q, k, v, (before, _) = launches(HEAD_DIM_64, 250)
     k2, v2 = k.clone(), v.clone()
     k2[..., FUTURE_FROM:, :] += 3.0
     v2[..., FUTURE_FROM:, :] += 3.0
-    after = run(launches.ctx, q, k2, v2, True)[0]
+    after = run(ctx, q, k2, v2, True)[0]
     moved = (after - before).abs().amax(dim=(0, 1, 3))[:FUTURE_FROM]
     if (moved > 0).any():
         row = int((moved > 0).nonzero().max())
@@ -379,7 +360,7 @@ class TritonFlashAttentionTask:
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         q, k, v = qkv(ctx, 700, 1, 1, 20, 16)
-        launches = Launches(ctx)
+        launches = Launches(partial(launch_case, ctx), (WrongShape,))
         return [
             CheckDef("shape.basic", "shape", partial(guarded(shape_check), launches, EDGE_CASES[1], 101)),
             CheckDef("shape.one-token", "shape", partial(guarded(shape_check), launches, EDGE_CASES[0], 100)),
@@ -388,12 +369,12 @@ class TritonFlashAttentionTask:
             CheckDef("numerical.causal", "numerical", partial(guarded(cases_check), launches, CAUSAL_CASES, 200)),
             CheckDef("numerical.head-dim-64", "numerical", partial(guarded(case_check), launches, HEAD_DIM_64, 250)),
             CheckDef("numerical.sm-scale", "numerical", partial(guarded(case_check), launches, (1, 1, 33, 16, False), 260, 0.05)),
-            CheckDef("numerical.drawn", "numerical", partial(drawn_check, launches)),
+            CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx, launches)),
             CheckDef("numerical.rising-scores", "numerical", partial(rising_check, ctx)),
             CheckDef("stability.large-logits", "stability", partial(large_logits_check, ctx)),
             CheckDef("stability.float16-accumulation", "stability", partial(half_check, ctx)),
             CheckDef("mask-leak.out-of-bounds", "mask-leak", partial(out_of_bounds_check, launches)),
-            CheckDef("mask-leak.causal-future", "mask-leak", partial(future_check, launches)),
+            CheckDef("mask-leak.causal-future", "mask-leak", partial(future_check, ctx, launches)),
             CheckDef("robustness.no-mutation", "robustness",
                      partial(guarded(no_mutation_check), ctx, lambda: launch(ctx, q, k, v, causal=True), {"q": q, "k": k, "v": v})),
             CheckDef("robustness.varying-shape", "robustness", partial(varying_check, launches)),

@@ -17,7 +17,7 @@ import torch
 
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like
-from drill.grade.checks.kernels import KernelTask, OutOfBounds, guarded, launch, tensor_out
+from drill.grade.checks.kernels import KernelTask, Launches, OutOfBounds, guarded, launch, tensor_out
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.kernel_bench import Case, KernelBench
 from drill.grade.tolerance import judge
@@ -69,27 +69,10 @@ def call(ctx: Context, a, b) -> torch.Tensor:
     return tensor_out(launch(ctx, a, b))
 
 
-class Launches:
-    """One grade's products of fixed float32 operands, each launched once (the interpreter takes tens of ms a
-    program): checks that want the same shape (edge sizes, one element, tile grid, out of bounds) share its output,
-    or the OutOfBounds it raised."""
-
-    def __init__(self, ctx: Context):
-        self.ctx, self.done = ctx, {}
-
-    def __call__(self, shape, offset: int):
-        """(a, b, a @ b as the kernel computes it) for operands of ``shape`` drawn at ``offset``."""
-        if (shape, offset) not in self.done:
-            a, b = operands(self.ctx, offset, shape)
-            try:
-                out = call(self.ctx, a, b)
-            except OutOfBounds as exc:
-                out = exc
-            self.done[shape, offset] = a, b, out
-        a, b, out = self.done[shape, offset]
-        if isinstance(out, Exception):
-            raise out
-        return a, b, out
+def launch_case(ctx: Context, shape, offset: int) -> tuple:
+    """(a, b, a @ b as the kernel computes it) for float32 operands of ``shape`` drawn at ``offset``."""
+    a, b = operands(ctx, offset, shape)
+    return a, b, call(ctx, a, b)
 
 
 def compare(label: str, out: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
@@ -136,10 +119,9 @@ def shape_check(launches: Launches, shape, offset: int):
 
 
 @guarded
-def sizes_check(launches: Launches):
+def sizes_check(ctx: Context, launches: Launches):
     """Each edge shape; when one fails, swapped program ids (a tall and a wide product say so) or a block that
     must divide the size (right at multiples of 64)."""
-    ctx = launches.ctx
     for n, shape in enumerate(EDGE_SHAPES):
         a, b, out = launches(shape, EDGE_AT + n)
         result = compare(f"output (M, K, N = {', '.join(map(str, shape))})", out, a, b)
@@ -246,14 +228,14 @@ class TritonMatmulTask(KernelTask):
     def checks(self, ctx: Context) -> list[CheckDef]:
         m, k, n = ctx.sizes(300, (2, 40), (2, 70), (2, 40))
         a, b = operands(ctx, 700, (6, 20, 9))
-        launches = Launches(ctx)
+        launches = Launches(partial(launch_case, ctx))
         return [
             CheckDef("shape.basic", "shape", partial(guarded(shape_check), launches, (5, 7, 3), 1)),
             CheckDef("shape.one-element", "shape", partial(guarded(shape_check), launches, EDGE_SHAPES[0], EDGE_AT)),
             CheckDef("shape.transposed-b", "shape", partial(strided_check, ctx, (20, 19, 21), None, (1, 19), "b = b_t.t(), strides (1, K)")),
             CheckDef("shape.any-strides", "shape", partial(strided_check, ctx, (18, 23, 20), (26, 1), (2, 47),
                                                           "a strides (K + 3, 1), b strides (2, 2K + 1)")),
-            CheckDef("numerical.edge-sizes", "numerical", partial(sizes_check, launches)),
+            CheckDef("numerical.edge-sizes", "numerical", partial(sizes_check, ctx, launches)),
             CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, (m, k, n), 301)),
             CheckDef("numerical.tile-grid", "numerical", partial(tile_grid_check, launches)),
             CheckDef("stability.float16-long-k", "stability", partial(half_check, ctx)),
