@@ -45,3 +45,27 @@ def test_command_does_not_import_torch(argv, drill_home):
     )
     marker = next(line for line in done.stdout.splitlines() if line.startswith("HEAVY="))
     assert json.loads(marker.removeprefix("HEAVY=")) == [], done.stderr
+
+
+ANSWERED = f"""
+from drill.bank.load import load_bank
+from drill.history import store
+from drill.practice import review
+conn = store.connect()
+q = load_bank().get("attn-why-sqrt-dk")
+with store.transaction(conn):
+    uid = store.insert_attempt(conn, session_id=None, question=q, answer="a", correct=None, rating=3, seconds=1.0,
+                               time_limit=None, timed_out=False)
+    review.record(conn, q.id, uid)
+"""
+
+
+def test_todays_plan_reads_cached_cards_without_fsrs(drill_home):
+    """Bare drill reads due dates from the card cache: fsrs (and OpenSSL, for card ids) load only to replay a card,
+    which the answer above already did."""
+    env = {"DRILL_HOME": str(drill_home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    subprocess.run([sys.executable, "-c", ANSWERED], check=True, env=env, timeout=120)
+    probe = PROBE.replace('("torch", "drill.grade")', '("fsrs", "_hashlib")')
+    done = subprocess.run([sys.executable, "-c", probe, "[]"], capture_output=True, text=True, timeout=120, env=env)
+    marker = next(line for line in done.stdout.splitlines() if line.startswith("HEAVY="))
+    assert json.loads(marker.removeprefix("HEAVY=")) == [], done.stderr

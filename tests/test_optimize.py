@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from drill import config
-from drill.practice import optimize, review
+from drill.practice import optimize, review, schedule
 from drill.history import store
 from drill.bank.load import load_bank
 from drill.cli import app
@@ -48,7 +48,7 @@ def test_stored_parameters_change_the_cards_tag_and_replay_them(drill_home):
     answer(conn, q, T0 + timedelta(days=3), 3)
     review.sync(conn)
     before = conn.execute("SELECT due, scheduler FROM review_state").fetchone()
-    weights = list(review.QUESTIONS.parameters)
+    weights = list(schedule.QUESTIONS.parameters)
     weights[2] = 10.0  # initial stability after Good: 10 days instead of FSRS's 2.3
     config.set_value(conn, "fsrs-parameters", json.dumps(weights))
     assert review.sync(conn) == [q.id]  # the tag changed: replayed
@@ -74,4 +74,4 @@ def test_enough_reviews_are_fitted_and_used(drill_home):
     assert fit.reviews >= optimize.MIN_REVIEWS and fit.parameters is not None
     assert json.loads(config.get(conn, "fsrs-parameters")) == fit.parameters
     tags = {tag for (tag,) in conn.execute("SELECT DISTINCT scheduler FROM review_state")}
-    assert tags == {review.current(conn).tag} and tags != {review.SCHEDULER_TAG}
+    assert tags == {review.current(conn).tag} and tags != {review.scheduler_tag()}

@@ -50,7 +50,7 @@ def test_state_is_rebuilt_from_the_log(bank):
     assert card_row(conn, q.id) is None
     assert review.sync(conn) == [q.id]
     first = card_row(conn, q.id)
-    assert first["scheduler"] == review.SCHEDULER_TAG
+    assert first["scheduler"] == review.scheduler_tag()
     assert review.sync(conn) == []  # up to date: nothing rebuilt
 
     conn.execute("DELETE FROM review_state")  # lost cache
@@ -158,4 +158,4 @@ def test_the_scheduler_tag_carries_the_installed_fsrs_version():
     from importlib.metadata import version
 
     assert review.fsrs_version() == version("fsrs")
-    assert review.SCHEDULER_TAG.startswith(f"fsrs {version('fsrs')}/")
+    assert review.scheduler_tag().startswith(f"fsrs {version('fsrs')}/")

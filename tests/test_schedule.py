@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from fsrs import Card, Rating
 
-from drill.practice.schedule import QUESTIONS, TASKS, interval_text, preview
+from drill.practice.schedule import QUESTIONS, TASKS, preview
+from drill.text.intervals import interval_text
 
 NOW = datetime(2026, 12, 1, 9, tzinfo=timezone.utc)
 

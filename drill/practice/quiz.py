@@ -218,7 +218,7 @@ def _reveal(conn: sqlite3.Connection, result: Result, reader: Reader, view: View
 def rating_buttons(intervals: dict, lang: str) -> str:
     """``1 Again <1m  ·  2 Hard 6m  ·  3 Good 10m  ·  4 Easy 8d``: what each self-rating schedules, as Anki's buttons."""
     from drill.text.i18n import t
-    from drill.practice.schedule import interval_text
+    from drill.text.intervals import interval_text
 
     return "  ·  ".join(f"{int(r)} {t(r.label, lang)} {interval_text(intervals[int(r)], lang)}" for r in Rating if int(r) in intervals)
 

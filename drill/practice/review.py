@@ -11,28 +11,30 @@ No review history is ever lost.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
+from importlib.machinery import PathFinder
 from pathlib import Path
-
-import fsrs
-from fsrs import Card, Rating, Scheduler
+from typing import TYPE_CHECKING
 
 from drill.practice import mistakes
 from drill.history import store
-from drill.practice.schedule import QUESTIONS, preview, questions
+
+if TYPE_CHECKING:
+    from fsrs import Card, Scheduler
 
 STATE_FORMAT = 1  # bump when the way cards are derived from the log changes
 
 
 def fsrs_version() -> str:
-    """fsrs's installed version, from the one dist-info folder beside it: importlib.metadata would scan every
-    distribution on sys.path, ~15 ms of every start-up that reviews."""
-    found = list(Path(fsrs.__file__).parent.parent.glob("fsrs-*.dist-info"))
+    """fsrs's installed version, from the one dist-info folder beside it, found without importing fsrs (today's plan
+    only reads cached cards): importlib.metadata would scan every distribution on sys.path, ~15 ms of every start-up."""
+    spec = PathFinder.find_spec("fsrs")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    found = list(Path(locations[0]).parent.glob("fsrs-*.dist-info")) if len(locations) == 1 else []
     if len(found) == 1:
         return found[0].name.removeprefix("fsrs-").removesuffix(".dist-info")
     from importlib.metadata import version  # an egg, a zip, two copies: ask the slow way
@@ -40,30 +42,44 @@ def fsrs_version() -> str:
     return version("fsrs")
 
 
-SCHEDULER_TAG = f"fsrs {fsrs_version()}/{STATE_FORMAT}"  # with FSRS's default parameters
+@lru_cache(maxsize=1)
+def scheduler_tag() -> str:
+    """The tag of cards replayed with FSRS's default parameters."""
+    return f"fsrs {fsrs_version()}/{STATE_FORMAT}"
 
 
 @dataclass(frozen=True)
 class Current:
-    """The scheduler questions use now, and the tag their cached cards must carry to be up to date."""
+    """The parameters questions are scheduled with now (None: FSRS's defaults), and the tag their cached cards
+    must carry to be up to date. The scheduler is built on first use: reading due dates needs none."""
 
-    scheduler: Scheduler
+    parameters: tuple[float, ...] | None
     tag: str
 
+    @property
+    def scheduler(self) -> Scheduler:
+        return _scheduler(self.parameters)
 
-DEFAULT = Current(QUESTIONS, SCHEDULER_TAG)  # fuzz-free: a replay must reproduce the same card (drill.practice.schedule)
+
+@lru_cache(maxsize=4)
+def _scheduler(parameters: tuple[float, ...] | None) -> Scheduler:
+    from drill.practice import schedule  # fuzz-free: a replay must reproduce the same card
+
+    return schedule.QUESTIONS if parameters is None else schedule.questions(parameters)
 
 
 @lru_cache(maxsize=4)
 def _fitted(weights: str) -> Current:
-    return Current(questions(json.loads(weights)), f"{SCHEDULER_TAG}/w{hashlib.sha256(weights.encode()).hexdigest()[:12]}")
+    import hashlib
+
+    return Current(tuple(json.loads(weights)), f"{scheduler_tag()}/w{hashlib.sha256(weights.encode()).hexdigest()[:12]}")
 
 
 def current(conn: sqlite3.Connection) -> Current:
     """FSRS's defaults, or the user's fitted parameters (config fsrs-parameters, drill review --optimize): a new
     fit changes the tag, so every cached card is replayed under it."""
     row = conn.execute("SELECT value FROM config WHERE key = 'fsrs-parameters'").fetchone()
-    return _fitted(row[0]) if row else DEFAULT
+    return _fitted(row[0]) if row else Current(None, scheduler_tag())
 
 
 def utc(stamp: str) -> datetime:
@@ -91,11 +107,17 @@ def _usable(log: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 def card_id(key: str) -> int:
     """A card's stable id, from the question id (or ``task:<id>`` for a whiteboard task)."""
+    import hashlib  # OpenSSL's start-up, only when a card is replayed
+
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:6], "big")
 
 
-def replay(question_id: str, log: list[tuple[str, int]], now: Current = DEFAULT) -> Card:
-    """The card after reviewing ``question_id`` with each ``(answered_at, rating)`` of ``log`` in order."""
+def replay(question_id: str, log: list[tuple[str, int]], now: Current | None = None) -> Card:
+    """The card after reviewing ``question_id`` with each ``(answered_at, rating)`` of ``log`` in order
+    (FSRS's default parameters unless ``now`` says otherwise)."""
+    from fsrs import Card, Rating
+
+    now = now or Current(None, scheduler_tag())
     card = Card(card_id=card_id(question_id), due=utc(log[0][0]) if log else None)
     for answered_at, rating in log:
         card, _ = now.scheduler.review_card(card, Rating(rating), review_datetime=utc(answered_at))
@@ -131,6 +153,8 @@ def record(conn: sqlite3.Connection, question_id: str, uid: str) -> None:
         "SELECT answered_at FROM attempts WHERE question_id = ? AND (answered_at, id) < (?, ?) ORDER BY answered_at DESC, id DESC LIMIT 1",
         (question_id, answered_at, attempt_id),
     ).fetchone()
+    from fsrs import Rating
+
     now = current(conn)
     card = _card_before(conn, question_id, before[0] if before else None, answered_at, now.tag)
     moment = _moment(answered_at)
@@ -143,6 +167,8 @@ def record(conn: sqlite3.Connection, question_id: str, uid: str) -> None:
 
 def _card_before(conn: sqlite3.Connection, question_id: str, before: str | None, answered_at: str, tag: str) -> Card | None:
     """The card as it stood after the attempt answered at ``before`` (a new one if none), or None if not stored so."""
+    from fsrs import Card
+
     if before is None:
         return Card(card_id=card_id(question_id), due=_moment(answered_at))
     row = conn.execute("SELECT card, scheduler FROM review_state WHERE question_id = ?", (question_id,)).fetchone()
@@ -161,12 +187,16 @@ def card_before(conn: sqlite3.Connection, question_id: str, uid: str) -> Card:
         "SELECT answered_at, rating FROM attempts WHERE question_id = ? AND (answered_at, id) < (?, ?) ORDER BY answered_at, id",
         (question_id, answered_at, attempt_id),
     ).fetchall()
+    from fsrs import Card
+
     usable = _usable(log)
     return replay(question_id, usable, current(conn)) if usable else Card(card_id=card_id(question_id), due=_moment(answered_at))
 
 
 def next_intervals(conn: sqlite3.Connection, question_id: str, uid: str) -> dict[int, timedelta]:
     """Rating value -> the interval that rating of attempt ``uid`` would give, as Anki shows on its buttons."""
+    from drill.practice.schedule import preview
+
     answered_at = utc(conn.execute("SELECT answered_at FROM attempts WHERE uid = ?", (uid,)).fetchone()[0])
     return {int(r): delta for r, delta in preview(current(conn).scheduler, card_before(conn, question_id, uid), answered_at).items()}
 
@@ -179,12 +209,18 @@ def _stale(conn: sqlite3.Connection, tag: str) -> list[str]:
     )
     for qid, last, card, scheduler in rows:
         try:
-            fresh = scheduler == tag and Card.from_json(card).last_review == utc(last)
+            fresh = scheduler == tag and _last_review(card) == utc(last)
         except (ValueError, KeyError, TypeError, OverflowError):
             fresh = False
         if not fresh:
             stale.append(qid)
     return stale
+
+
+def _last_review(card: str) -> datetime | None:
+    """A cached card's last review, read from its JSON without importing fsrs."""
+    stamp = json.loads(card)["last_review"]
+    return utc(stamp) if stamp is not None else None
 
 
 def sync(conn: sqlite3.Connection) -> list[str]:

@@ -18,12 +18,13 @@ import sqlite3
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
-from fsrs import Card, Rating
-
-from drill.practice import schedule
 from drill.history import store, streak
 from drill.practice.review import card_id, utc
+
+if TYPE_CHECKING:  # fsrs is imported when a card is replayed, not to read an empty log
+    from fsrs import Card, Rating
 
 EASY_FRACTION = 1 / 3
 HARD_AFTER_FAILING_SAVES = 2
@@ -42,6 +43,8 @@ class Session:
 
 
 def rate(session: Session) -> Rating:
+    from fsrs import Rating
+
     if not session.solved:
         return Rating.Again
     if session.hints or session.failing_saves >= HARD_AFTER_FAILING_SAVES:
@@ -74,8 +77,15 @@ def record(conn: sqlite3.Connection, session: Session, now: datetime | None = No
 
 def cards(conn: sqlite3.Connection) -> dict[str, Card]:
     """Every reviewed task's card, replayed from the log (one pass, in time order)."""
+    rows = conn.execute("SELECT task, rating, reviewed_at FROM task_reviews ORDER BY reviewed_at, id").fetchall()
+    if not rows:
+        return {}
+    from fsrs import Card, Rating
+
+    from drill.practice import schedule
+
     result: dict[str, Card] = {}
-    for task, rating, reviewed_at in conn.execute("SELECT task, rating, reviewed_at FROM task_reviews ORDER BY reviewed_at, id"):
+    for task, rating, reviewed_at in rows:
         when = utc(reviewed_at)
         card = result.get(task) or Card(card_id=_card_id(task), due=when)
         result[task], _ = schedule.TASKS.review_card(card, Rating(rating), review_datetime=when)
@@ -97,6 +107,10 @@ def next_due(conn: sqlite3.Connection, known: set[str], now: datetime | None = N
 
 def intervals(conn: sqlite3.Connection, task: str, now: datetime | None = None) -> dict[Rating, timedelta]:
     """The next interval each rating would give ``task`` now (for the whiteboard's closing line)."""
+    from fsrs import Card
+
+    from drill.practice import schedule
+
     now = now or datetime.now(timezone.utc)
     card = cards(conn).get(task) or Card(card_id=_card_id(task), due=now)
     return schedule.preview(schedule.TASKS, card, now)

@@ -56,7 +56,7 @@ def _t(key: str, lang: str, **values: object) -> str:
 
 def _when(moment: datetime, lang: str = "en") -> str:
     """``in 10m (14:05)``, or with the date when it is not today: a bare clock time can look past already."""
-    from drill.practice.schedule import interval_text
+    from drill.text.intervals import interval_text
 
     local, now = moment.astimezone(), datetime.now().astimezone()
     clock = local.strftime("%H:%M" if local.date() == now.date() else "%Y-%m-%d %H:%M")

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from drill.practice.mistakes import Notebook
-from drill.practice.schedule import interval_text
+from drill.text.intervals import interval_text
 from drill.views.console import out
 
 TEXT = {

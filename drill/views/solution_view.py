@@ -85,7 +85,7 @@ def print_kept_hidden(task: str, lang: str) -> None:
 
 
 def print_rated_again(task: str, interval, lang: str) -> None:
-    from drill.practice.schedule import interval_text
+    from drill.text.intervals import interval_text
 
     out.print(f"[yellow]{say('rated_again', lang, task=task, interval=interval_text(interval, lang))}[/]")
 

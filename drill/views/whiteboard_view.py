@@ -54,6 +54,7 @@ WORDS: dict[str, tuple[str, str]] = {  # every line a session prints, as a Chine
     "left": ("⏱ {clock} left", "⏱ 剩余 {clock}"),
     "line": ("line {n}", "第 {n} 行"),
     "fix": ("fix:", "改法："),
+    "possibly": ("possibly {code}", "可能是 {code}"),
     "more": ("... and {n} more (drill grade FILE shows all)", "……还有 {n} 项（drill grade 文件 可看全部）"),
     "already": ("This file already passes: not counted as a solve. [bold]r[/] starts over from the template (your file is backed up), [bold]q[/] quits; --record counts it.",
                 "这个文件已经能通过：不算作本次解出。按 [bold]r[/] 从模板重来（原文件会备份），按 [bold]q[/] 退出；加 --record 则记为解出。"),
@@ -134,6 +135,8 @@ class SessionView:
         for d in report.diagnosis:
             message, fix = d.text(self.lang)
             self._print(f"  [bold red]{d.code}[/] {escape(message)}\n    [green]{say('fix', self.lang)}[/] {escape(fix)}")
+        for d in report.candidates:  # possible only: the hint never follows it
+            self._print(f"  [yellow]{say('possibly', self.lang, code=d.code)}[/] {escape(d.text(self.lang)[0])}")
         for check in failing[:MAX_FAILURES]:
             self._print(f"  [red]✗[/] {check.id}: {escape(check.text(self.lang))}")
         if len(failing) > MAX_FAILURES:
@@ -190,7 +193,7 @@ RATING_WHY = {1: "why_again", 2: "why_hard", 3: "why_good", 4: "why_easy"}
 def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> None:
     """The closing lines, the same for q, Ctrl-C and time up; ``review``: session.record's result."""
     from drill.text.i18n import t
-    from drill.practice.schedule import interval_text
+    from drill.text.intervals import interval_text
 
     if outcome.passed:
         out.print(say("solved", lang, task=outcome.task, clock=clock(outcome.seconds)))

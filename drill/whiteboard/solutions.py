@@ -72,8 +72,10 @@ def load(exercise: Exercise, path: Path | None, bank) -> Solution:
 def give_up(conn: sqlite3.Connection, task: str, limit_s: float):
     """Rate ``task`` Again for a solution seen before any pass: the next interval, or None when it was
     already rated today (its schedule is unchanged)."""
+    from fsrs import Rating
+
     from drill.practice import task_review
 
-    interval = task_review.intervals(conn, task)[task_review.Rating.Again]
+    interval = task_review.intervals(conn, task)[Rating.Again]
     rating = task_review.record(conn, task_review.Session(task, False, 0, 0, 0.0, limit_s))
     return interval if rating is not None else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fsrs import Rating
+
 from drill.history import store
 from drill.practice import task_review
 from drill.grade.report import Check, Diagnosis, Report
@@ -76,14 +78,14 @@ def test_time_running_out_without_a_save_is_not_attempted_and_not_rated(tmp_path
 def test_time_running_out_after_a_failing_save_rates_again(drill_home):
     outcome = session.Outcome("sdpa", False, 1200.0, "time", failing_saves=1, limit_s=1200.0)
     rating, interval = session.record_outcome(store.connect(), outcome, 20)
-    assert rating == task_review.Rating.Again and interval.days >= 1  # tasks never come back the same day
+    assert rating == Rating.Again and interval.days >= 1  # tasks never come back the same day
 
 
 def test_s_asks_first_then_ends_the_session_as_giving_up(tmp_path, drill_home):
     outcome, view, _ = run(tmp_path, Grader(report(False, "scale-missing")), Keys("s", "n", "s", "y"))
     assert ("solution_kept",) in view.events and outcome.stopped == "solution" and outcome.result == "solution"
     rating, _ = session.record_outcome(store.connect(), outcome, 20)
-    assert rating == task_review.Rating.Again
+    assert rating == Rating.Again
     assert session.wants_solution(outcome, Keys(), view)
 
 
