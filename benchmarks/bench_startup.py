@@ -4,7 +4,8 @@ The budgets (issue 31): `drill bank list` at most 1.5x the baseline's median and
 dashboard, the command typed most) at most 1.8x, in a terminal and piped, same machine, same run.
 `drill bank list` is timed twice: piped (plain text, rich not imported) and in a
 pseudo-terminal (styled with rich), the way a person sees it. Bare `drill` (today's plan) runs
-on a history with a failing grade run, so it reads the task catalog and the diagnosis codes too.
+on a history with a failing grade run and an answered question, so it reads the task catalog, the
+diagnosis codes and a cached review card too.
 Run: python benchmarks/bench_startup.py [--runs 21]
 """
 
@@ -21,8 +22,20 @@ import threading
 import time
 from pathlib import Path
 
-# A failing grade run: its codes make linked questions due, so the plan maps codes to questions.
-SEED = "from drill.history import store; store.record_grade_run(store.connect(), task='sdpa', file='a.py', source='grade', passed=False, codes=['scale-missing'], seconds=1.0)"
+# A failing grade run (its codes make linked questions due, so the plan maps codes to questions) and an
+# answered question (its card is cached, so the plan reads a due date).
+SEED = """
+from drill.bank.load import load_bank
+from drill.history import store
+from drill.practice import review
+conn = store.connect()
+store.record_grade_run(conn, task='sdpa', file='a.py', source='grade', passed=False, codes=['scale-missing'], seconds=1.0)
+q = load_bank().get('attn-why-sqrt-dk')
+with store.transaction(conn):
+    uid = store.insert_attempt(conn, session_id=None, question=q, answer='a', correct=None, rating=3, seconds=1.0,
+                               time_limit=None, timed_out=False)
+    review.record(conn, q.id, uid)
+"""
 
 
 def wall(cmd: list[str], env: dict, tty: bool) -> float:
