@@ -81,6 +81,12 @@ class Context:
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             raise UserCodeError(f"raised {type(exc).__name__}" + (f": {text}" if text else "")) from None
 
+    def call_each(self, fn, arg_lists: list[tuple]) -> list:
+        """``fn(*args)`` for each of ``arg_lists``, in one round trip to the user side (no gradients)."""
+        if isinstance(fn, Handle):
+            return self.user.call_each(fn, arg_lists)
+        return [self.call(fn, *args) for args in arg_lists]
+
     def largest(self, fn, *args, **kwargs):
         """(result, (elements, shape, op)) of the largest tensor any op of the call produced, under no_grad."""
         return self.user.call(fn, args, kwargs, largest=True)

@@ -554,6 +554,16 @@ class UserProcess:
             return value[0], (peak[0], tuple(peak[1]), peak[2][:200])
         return value[0]
 
+    def call_each(self, target, arg_lists: list[tuple], *, watch: bool = True) -> list:
+        """``target(*args)`` for each of ``arg_lists`` in one round trip: what a check that calls a function
+        hundreds of times (a sampling distribution) needs. No gradient is tracked and inputs are not written
+        back: callers send copies and read results only."""
+        reply, tensors = self.request("call_each", target=target, args=[tuple(a) for a in arg_lists], watch=watch)
+        value = self.value(reply, tensors)
+        if not (isinstance(value, list) and len(value) == len(arg_lists)):
+            raise self.stop(protocol("the results of a batch of calls"))
+        return value
+
     def trace(self, target, args, kwargs=None) -> tuple[object, list[dict], str | None]:
         """``target(*args)`` under the user side's op recorder: (its result, the records, checked here, and
         what it raised or None)."""

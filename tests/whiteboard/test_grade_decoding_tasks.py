@@ -78,3 +78,23 @@ def test_a_missing_second_function_is_not_implemented(tmp_path, task, source, se
     report = run_battery(path, task=task)
     assert [d.code for d in report.diagnosis] == ["not-implemented"]
     assert any("does not define" in c.message and c.status == "error" for c in report.checks)
+
+
+def test_speculative_distribution_batch_reports_the_call_that_raised(tmp_path):
+    """The 300 trials go to the user side in one request: a failure in the middle of them is still the user's
+    exception, on its line, and the other checks run on."""
+    source = (mutant("spec-ratio-inverted__1.py").parents[1] / "solution.py").read_text()
+    source = source.replace("def speculative_accept(", "CALLS = [0]\n\n\ndef speculative_accept(", 1)
+    body = "    CALLS[0] += 1\n    if CALLS[0] == 150:\n        raise ValueError('the 150th call')\n"
+    path = tmp_path / "spec_150.py"
+    lines = source.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("def speculative_accept(")) + 1
+    while not lines[at - 1].rstrip().endswith(":"):
+        at += 1
+    path.write_text("".join(lines[:at]) + body + "".join(lines[at:]))
+    report = run_battery(path, task="speculative")
+    distribution = check(report, "numerical.target-distribution")
+    assert distribution.status in ("fail", "error") and "the 150th call" in distribution.message
+    assert f"at spec_150.py:{at + 3} in speculative_accept" in distribution.message  # the raise, after the def line
+    assert check(report, "numerical.all-accepted").status == "pass"
+    assert check(report, "rules.builtins").status == "pass"

@@ -27,7 +27,7 @@ from .spy import AtenSpy, BuiltinSpy, LargestTensor, NoDrill, RuleImportError
 MODULE_KINDS = {cls: cls.__name__ for cls in (nn.Linear, nn.LayerNorm, nn.GELU, nn.ReLU, nn.Dropout, nn.Sequential,
                                                nn.ModuleList, nn.ModuleDict, nn.Identity)}  # fmt: skip
 MAX_ATTRS = 64
-DOING = {"call": "to read what it returned", "trace": "to read what it returned", "value_trace": "to read what it returned",
+DOING = {"call": "to read what it returned", "call_each": "to read what it returned", "trace": "to read what it returned", "value_trace": "to read what it returned",
          "instantiate": "to read the module your class built", "describe": "to read the module it returned",
          "attr": "to read an attribute", "assign": "to set parameters", "vjp": "for the backward pass",
          "signature": "to read a signature"}  # fmt: skip
@@ -131,6 +131,15 @@ class Server:
                 wanted += list(fn.parameters())
             self.graphs[id] = (collected[: len(collected) - len(changed)], wanted)
         return header, buffers, collected
+
+    def op_call_each(self, target, args, watch=True):
+        """``target(*a)`` for each ``a`` of ``args``, with no gradient: the results of the calls, in order."""
+        with torch.no_grad():
+            results = [self.call_user(target, a, {}, watch) for a in args]
+        try:
+            return self.reply(results)
+        except wire.Unsendable as exc:
+            raise Failed(f"returned {exc}: drill cannot check it") from None
 
     def op_trace(self, target, args, kwargs, inputs):
         """One call under the op recorder (drill grade --trace): its result and, per op called from the

@@ -122,14 +122,26 @@ def tokens_of(value) -> list[int]:
     raise WrongShape(f"returned {type(value).__name__}, expected a 1-D int64 tensor (or a list) of token ids")
 
 
-def run(ctx: Context, case: Case, dtype=torch.float32) -> list[int]:
-    dev = ctx.device
-    sent = (case.draft.to(dev), case.q.to(dev, dtype), case.p.to(dev, dtype), case.u.to(dev, dtype))
-    value = ctx.call(ctx.entry, *(t.clone() for t in sent))  # copies: in-place changes come back, the case must not change
+def _sent(ctx: Context, case: Case, dtype) -> tuple:
+    dev = ctx.device  # copies: in-place changes come back, the case must not change
+    return tuple(t.clone() for t in (case.draft.to(dev), case.q.to(dev, dtype), case.p.to(dev, dtype), case.u.to(dev, dtype)))
+
+
+def _tokens(case: Case, value) -> list[int]:
     tokens = tokens_of(value)
     if not 1 <= len(tokens) <= len(case.draft) + 1:
         raise WrongShape(f"returned {len(tokens)} tokens; gamma = {len(case.draft)} drafts give 1 to {len(case.draft) + 1}")
     return tokens
+
+
+def run(ctx: Context, case: Case, dtype=torch.float32) -> list[int]:
+    return _tokens(case, ctx.call(ctx.entry, *_sent(ctx, case, dtype)))
+
+
+def run_each(ctx: Context, cases: list[Case]) -> list[list[int]]:
+    """The tokens of every case, from one round trip to the user side."""
+    values = ctx.call_each(ctx.entry, [_sent(ctx, case, torch.float32) for case in cases])
+    return [_tokens(case, value) for case, value in zip(cases, values)]
 
 
 def explain(case: Case, got: list[int], want: list[int]) -> str:
@@ -228,8 +240,8 @@ def distribution_check(ctx: Context, gamma: int = 2, vocab: int = 4):
     q = normalised(torch.exp(1.2 * torch.randn(gamma, vocab, generator=gen, dtype=torch.float64)))
     p = normalised(0.2 + torch.rand(gamma + 1, vocab, generator=gen, dtype=torch.float64))
     counts = torch.zeros(vocab, dtype=torch.float64)
-    for case in trials(ctx, p, q, gamma, TRIALS, 81):
-        counts[run(ctx, case)[0]] += 1
+    for tokens in run_each(ctx, list(trials(ctx, p, q, gamma, TRIALS, 81))):
+        counts[tokens[0]] += 1
     value = chi_square_p(counts, p[0])
     if value < P_VALUE:
         freq = ", ".join(f"{c / TRIALS:.3f}" for c in counts.tolist())
