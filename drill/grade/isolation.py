@@ -113,9 +113,11 @@ class Worker:
 
     ``threads`` caps torch's intra-op threads of the judge and of the user side: the grader's
     tensors are tiny, and one thread is several times faster than many when the machine is busy.
+    ``preload``: modules of :data:`drill.grade.spawn.PRELOADABLE` the zygote imports while the judge starts
+    (triton for a kernel task), so each user side inherits them instead of importing them after the fork.
     """
 
-    def __init__(self, threads: int | None = None):
+    def __init__(self, threads: int | None = None, preload: tuple[str, ...] = ()):
         request_r, self._requests = os.pipe()
         self._results, result_w = os.pipe()
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -125,7 +127,7 @@ class Worker:
         _GRADING[0] += 1
         sandbox.non_dumpable()  # while it grades: the user side may not open /proc/<this process>/fd/1
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "drill.grade.judge", str(os.getpid()), str(threads or 0)],
+            [sys.executable, "-m", "drill.grade.judge", str(os.getpid()), str(threads or 0), ",".join(preload)],
             stdin=request_r,  # the judge moves both channels off 0 and 1: no descriptor number in its argv
             stdout=result_w,
             stderr=subprocess.PIPE,

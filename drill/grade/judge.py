@@ -66,6 +66,7 @@ def serve(requests, results, threads: int | None, started: tuple[spawn.Forked, s
 def main(argv: list[str]) -> None:
     parent = int(argv[0])
     threads = int(argv[1]) if len(argv) > 1 and argv[1] != "0" else None
+    preload = [name for name in argv[2].split(",") if name] if len(argv) > 2 else []
     procs.die_with_parent(parent)
     sandbox.non_dumpable()
     request_fd, result_fd = os.dup(0), os.dup(1)
@@ -79,7 +80,7 @@ def main(argv: list[str]) -> None:
     try:
         import torch  # noqa: F401 - the one import of torch of this judge and its zygote
 
-        started = spawn.fork_zygote()  # before any file object or grading code exists here
+        started = spawn.fork_zygote(preload)  # before any file object or grading code exists here
         from drill.grade import remote
 
         remote.REAP_ORPHANS = subreaper

@@ -11,7 +11,7 @@ from drill.errors import DrillError
 from drill.grade.benchfit import BenchResult
 from drill.grade.isolation import Event, Worker
 from drill.grade.kernel_bench import KernelBenchResult
-from drill.grade.kernel_env import require_triton
+from drill.grade.kernel_env import preload_for, require_triton
 from drill.grade.precheck import precheck
 from drill.grade.report import Report
 from drill.grade.tasks import TASKS
@@ -45,7 +45,7 @@ def grade_file(
     if report is not None:
         report.seed = request["seed"]
     if report is None:
-        with Worker(threads=1) as worker:
+        with Worker(threads=1, preload=preload_for(request)) as worker:
             report = worker.grade(request, timeout, on_event)
     report.duration_s = time.monotonic() - started
     return report

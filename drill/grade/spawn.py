@@ -21,6 +21,7 @@ from pathlib import Path
 from drill.grade.user import sandbox
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "user" / "zygote.py"
+PRELOADABLE = ("triton",)  # what a zygote may import for its user sides (interpreted Triton): never another name
 
 
 def start_zygote(threads: int | None) -> tuple[subprocess.Popen, socket.socket]:
@@ -39,7 +40,7 @@ def start_zygote(threads: int | None) -> tuple[subprocess.Popen, socket.socket]:
     return proc, control
 
 
-def fork_zygote() -> tuple[Forked, socket.socket]:
+def fork_zygote(preload: list[str] = ()) -> tuple[Forked, socket.socket]:
     """Fork this process into the zygote, as :func:`start_zygote` would start it. Only for the judge, right
     after its ``import torch`` (which the zygote then shares): single-threaded, holding no request yet, and
     with no grading code imported, only drill's torch-free modules, which the child drops before the script."""
@@ -54,7 +55,7 @@ def fork_zygote() -> tuple[Forked, socket.socket]:
             sandbox.close_descriptors(keep=())  # the judge's request and result channels among them
             for name in [m for m in sys.modules if m == "drill" or m.startswith("drill.")]:
                 del sys.modules[name]  # so `import drill` in the user's file meets the rule, not a cached module
-            sys.argv = [str(ZYGOTE_SCRIPT), str(parent)]
+            sys.argv = [str(ZYGOTE_SCRIPT), str(parent), *[name for name in preload if name in PRELOADABLE]]
             runpy.run_path(str(ZYGOTE_SCRIPT), run_name="__main__")  # serves until the judge goes
         except BaseException:  # noqa: BLE001 - as a started zygote would: say why on stderr
             traceback.print_exc()

@@ -11,6 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from drill.grade.isolation import Event, Worker
+from drill.grade.kernel_env import preload_for
 from drill.grade.precheck import precheck
 from drill.grade.report import Report
 
@@ -25,7 +26,7 @@ class WarmGrader:
         self._next: Future = self._pool.submit(self._start)
 
     def _start(self) -> Worker:
-        worker = Worker(self._threads)
+        worker = Worker(self._threads, preload_for(self._warmup) if self._warmup else ())
         if self._warmup:
             try:
                 worker.grade(self._warmup, STARTUP_GRADE_TIMEOUT)
