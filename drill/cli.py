@@ -12,13 +12,29 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from drill import completion
+from drill.cli_help import Template, help_request, in_language
 from drill.version import __version__
 from drill.errors import DrillError, ExitCode
 
+
+class _Root(TyperGroup):
+    """drill's root group: run as ``app`` (``CliRunner().invoke(app, ...)``), a help request goes where ``main`` sends it."""
+
+    def main(self, args=None, *rest, **kwargs):
+        argv = list(sys.argv[1:] if args is None else args)
+        asked = help_request(argv, _group_names())
+        if asked is None:
+            return super().main(args, *rest, **kwargs)
+        lang, argv = asked
+        return typer.main.get_command(in_language(pruned(app, argv), lang)).main(argv, *rest, **kwargs)
+
+
 app = typer.Typer(
     name="drill",
+    cls=_Root,
     help="Practice for LLM / Transformer interviews: timed quizzes, a whiteboard grader for attention code, streaks.",
     no_args_is_help=False,  # bare `drill` shows today's plan; --help keeps the full help
     add_completion=True,  # --install-completion / --show-completion; the name lists live in drill.completion
@@ -63,7 +79,7 @@ def command(group: typer.Typer, name: str, *, example: str):
                 _fail(exc)
 
         # The example goes in the command's own help, on a line of its own: in the command list it would wrap mid-command.
-        return group.command(name, short_help=summary, epilog=f"Example: {example}")(guarded)
+        return group.command(name, short_help=summary, epilog=Template("Example: {example}", example=example))(guarded)
 
     return decorate
 
@@ -91,7 +107,7 @@ LevelOpt = Annotated[Optional[list[str]], typer.Option("--level", "-l", help="L1
 TopicOpt = Annotated[
     Optional[list[str]],
     typer.Option("--topic", "-t", autocompletion=completion.topics,
-                 help=f"Topic (repeatable or comma list): {', '.join(completion.bundled_topics())}."),
+                 help=Template("Topic (repeatable or comma list): {topics}.", topics=", ".join(completion.bundled_topics()))),
 ]  # fmt: skip
 LangOpt = Annotated[Optional[str], typer.Option("--lang", help="Content language: en or zh (default: config, then locale).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -431,8 +447,7 @@ def _require_torch() -> None:
 def _task_names() -> str:
     """The grader's tasks for --task's help, from their folders: importing drill.grade's registry here
     would load the grader for every command (a task is a folder with a task.py, see drill/grade/tasks)."""
-    names = sorted(p.parent.name for p in (Path(__file__).parent / "grade" / "tasks").glob("*/task.py"))
-    return ", ".join(names[:-1]) + " or " + names[-1]
+    return ", ".join(sorted(p.parent.name for p in (Path(__file__).parent / "grade" / "tasks").glob("*/task.py")))
 
 
 TASK_NAMES = _task_names()
@@ -441,7 +456,7 @@ TASK_NAMES = _task_names()
 @command(app, "grade", example="drill grade my_attn.py --task mha")
 def grade_cmd(
     file: Annotated[Path, typer.Argument(help="Your Python file (see docs/whiteboard.md for what it must define).", dir_okay=False)],
-    task: Annotated[Optional[str], typer.Option("--task", autocompletion=completion.task_ids, help=f"{TASK_NAMES} (default: detected from the names the file defines).")] = None,
+    task: Annotated[Optional[str], typer.Option("--task", autocompletion=completion.task_ids, help=Template("{tasks} (default: detected from the names the file defines).", tasks=TASK_NAMES))] = None,
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda (cuda adds fp16 and bf16 runs).")] = "auto",
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for the random inputs (default: a fresh one, printed in the report).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds your code may run in total.")] = 60.0,
@@ -738,8 +753,14 @@ def doctor(lang: LangOpt = None, bank: BankOpt = None) -> None:
 def main() -> None:
     import os
 
-    completing = any(name.startswith("_DRILL_COMPLETE") for name in os.environ)  # tab completion walks every command
-    (app if completing else pruned(app, sys.argv[1:]))()
+    if any(name.startswith("_DRILL_COMPLETE") for name in os.environ):  # tab completion walks every command
+        app()
+        return
+    asked = help_request(sys.argv[1:], _group_names())
+    if asked is None:
+        pruned(app, sys.argv[1:])()
+    else:
+        in_language(pruned(app, asked[1]), asked[0])(asked[1])
 
 
 def pruned(group: typer.Typer, argv: list[str]) -> typer.Typer:
@@ -764,3 +785,7 @@ def pruned(group: typer.Typer, argv: list[str]) -> typer.Typer:
         info.typer_instance = pruned(info.typer_instance, argv[first + 1 :])
         kept.registered_groups.append(info)
     return kept
+
+
+def _group_names() -> set[str]:
+    return {info.name for info in app.registered_groups}
