@@ -48,4 +48,4 @@ def _session_judge():
 def warm_judge(_session_judge, monkeypatch):
     from drill.grade import run
 
-    monkeypatch.setattr(run, "Worker", lambda threads=None: nullcontext(_session_judge()))
+    monkeypatch.setattr(run, "Worker", lambda threads=None, preload=(): nullcontext(_session_judge()))  # no preload: user sides import triton
