@@ -15,9 +15,10 @@ import typer
 from typer.core import TyperGroup
 
 from drill import completion
-from drill.cli_help import Template, help_request, in_language
+from drill.cli_help import Template, help_request, in_language, split_lang
 from drill.version import __version__
 from drill.errors import DrillError, ExitCode
+from drill.text.messages import Msg
 
 
 class _Root(TyperGroup):
@@ -27,7 +28,8 @@ class _Root(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         asked = help_request(argv, _group_names())
         if asked is None:
-            return super().main(args, *rest, **kwargs)
+            _state["lang_option"], argv = split_lang(argv)  # every command takes --lang: the language of its screens and errors
+            return super().main(argv, *rest, **kwargs)
         lang, argv = asked
         return typer.main.get_command(in_language(pruned(app, argv), lang)).main(argv, *rest, **kwargs)
 
@@ -54,12 +56,30 @@ _state = {"debug": False}
 def _fail(exc: DrillError) -> None:
     from rich.markup import escape
 
+    from drill.text.messages import translated
     from drill.views.console import err
 
-    prefix = "错误：" if _state.get("lang") == "zh" else "error: "  # the language once the command has resolved it
-    for line in exc.lines:  # messages quote user input and bank text: never markup
-        err.print(f"[red]{prefix}[/]{escape(line)}" if len(exc.lines) == 1 else line, markup=len(exc.lines) == 1)
+    lang = _error_lang()
+    prefix, lines = translated(Msg("error: "), lang), [translated(line, lang) for line in exc.lines]
+    for line in lines:  # messages quote user input and bank text: never markup
+        err.print(f"[red]{escape(prefix)}[/]{escape(line)}" if len(lines) == 1 else line, markup=len(lines) == 1)
     raise typer.Exit(int(exc.exit_code))
+
+
+def _error_lang() -> str:
+    """The language of an error: the command's once resolved, else --lang, the config or the locale (English if unreadable)."""
+    from drill.text.lang import LANGS, locale_lang
+
+    if _state.get("lang"):
+        return _state["lang"]
+    if _state.get("lang_option") in LANGS:
+        return _state["lang_option"]
+    try:
+        from drill.config import resolve
+
+        return resolve(None)
+    except DrillError:  # DRILL_HOME unusable: the error says so, in the locale's language
+        return locale_lang()
 
 
 def command(group: typer.Typer, name: str, *, example: str):
@@ -70,8 +90,10 @@ def command(group: typer.Typer, name: str, *, example: str):
 
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
-            _state["lang"] = None  # set by resolve_lang: an error before it is in English
+            _state["lang"] = None  # set by resolve_lang; an error before it speaks the language _error_lang finds
             try:
+                if _state.get("lang_option") is not None:
+                    resolve_lang(None)  # a bad --lang is refused by every command, not only those with screens in it
                 return fn(*args, **kwargs)
             except DrillError as exc:
                 if _state["debug"]:
@@ -92,7 +114,7 @@ def split_values(values: Optional[list[str]]) -> list[str]:
 def _checked(values: list[str], allowed: tuple[str, ...], option: str) -> list[str]:
     for value in values:
         if value not in allowed:
-            raise DrillError(f"{option}: {value!r} is not one of {', '.join(allowed)}")
+            raise DrillError("{option}: {value!r} is not one of {allowed}", option=option, value=value, allowed=", ".join(allowed))
     return values
 
 
@@ -117,9 +139,9 @@ def resolve_lang(lang: Optional[str]) -> str:
     from drill.config import resolve
     from drill.text.lang import LANGS
 
-    lang = lang if lang is not None else _state.get("lang_option")  # `drill --lang zh quiz` as `drill quiz --lang zh`
+    lang = lang if lang is not None else _state.get("lang_option")  # --lang is taken out of argv before the command runs
     if lang is not None and lang not in LANGS:
-        raise DrillError(f"--lang: {lang!r} is not one of {', '.join(LANGS)}")  # one line, like every usage error of drill
+        raise DrillError("--lang: {lang!r} is not one of {langs}", lang=lang, langs=", ".join(LANGS))  # one line, like every usage error
     _state["lang"] = resolve(lang)
     return _state["lang"]
 
@@ -138,7 +160,7 @@ def _main(
     lang: Annotated[Optional[str], typer.Option("--lang", help="Language of every screen: en or zh, before or after the command (default: config, then locale).")] = None,
 ) -> None:
     """With no command: today's plan (streak, goal, what is due, what to run next)."""
-    _state["debug"], _state["lang_option"] = debug, lang
+    _state["debug"] = debug  # --lang never gets here: _Root.main took it out of argv (the option stays for the help)
     if ctx.invoked_subcommand is None:
         today_cmd(lang=lang)
 
@@ -198,7 +220,7 @@ def bank_stats(markdown: Annotated[bool, typer.Option("--markdown", help="Print 
     from drill.views import bank_view
 
     if markdown and as_json:
-        raise DrillError("--markdown and --json go one at a time")
+        raise DrillError("{first} and {second} go one at a time", first="--markdown", second="--json")
     bank_view.print_coverage(coverage(load_bank(bank)), markdown, as_json)
 
 
@@ -441,7 +463,7 @@ def _require_torch() -> None:
     from importlib.util import find_spec
 
     if find_spec("torch") is None:
-        raise DrillError("grading needs torch, which is not installed here: pip install 'llm-drill[grade]' (or install a torch build of your choice first)")
+        raise DrillError("grading needs torch, which is not installed here: {how} (or install a torch build of your choice first)", how="pip install 'llm-drill[grade]'")
 
 
 def _task_names() -> str:
@@ -478,7 +500,7 @@ def grade_cmd(
     from drill.views import bench_view, grade_view
 
     conn = store.connect()  # an unusable database is reported before grading, not after
-    with grade_view.progress(not as_json) as on_event:
+    with grade_view.progress(not as_json, resolve_lang(lang)) as on_event:
         report = grade_file(file, task=task, device=device, seed=seed, timeout=timeout, allow_builtins=allow_builtins,
                             memory_limit=parse_size(memory_limit) if memory_limit else None, trace=trace, on_event=on_event)  # fmt: skip
     store.record_grade_run(conn, task=report.task, file=str(file.resolve()), source="grade", passed=report.passed,
@@ -583,7 +605,7 @@ def notebook_cmd(
 
     lang = resolve_lang(lang)
     if plan == (task is not None):
-        raise DrillError("give a task (drill notebook sdpa) or --plan, not both" if plan else "give a task id (drill tasks lists them) or --plan")
+        raise DrillError(Msg("give a task (drill notebook sdpa) or --plan, not both") if plan else Msg("give a task id (drill tasks lists them) or --plan"))
     if plan:
         folder = output or Path("drill-plan")
         written, kept = build.write_plan(folder, lang)
@@ -758,7 +780,7 @@ def main() -> None:
         return
     asked = help_request(sys.argv[1:], _group_names())
     if asked is None:
-        pruned(app, sys.argv[1:])()
+        pruned(app, split_lang(sys.argv[1:])[1])()  # _Root.main takes --lang out of argv
     else:
         in_language(pruned(app, asked[1]), asked[0])(asked[1])
 

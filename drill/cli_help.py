@@ -35,17 +35,23 @@ def help_request(argv: list[str], groups: set[str]) -> Optional[tuple[str, list[
     from drill.config import resolve
     from drill.text.lang import LANGS
 
+    given, rest = split_lang(argv)
+    return resolve(given if given in LANGS else None), rest
+
+
+def split_lang(argv: list[str]) -> tuple[Optional[str], list[str]]:
+    """The value of ``--lang X``/``--lang=X`` (the last one given) and ``argv`` without it: every command accepts it."""
     given, rest, skip = None, [], False
     for i, arg in enumerate(argv):
         if skip:
             skip = False
         elif arg == "--lang":
-            given, skip = argv[i + 1] if i + 1 < len(argv) else None, True
+            given, skip = argv[i + 1] if i + 1 < len(argv) else "", True
         elif arg.startswith("--lang="):
             given = arg.partition("=")[2]
         else:
             rest.append(arg)
-    return resolve(given if given in LANGS else None), rest
+    return given, rest
 
 
 def in_language(group: typer.Typer, lang: str) -> typer.Typer:

@@ -7,6 +7,7 @@ from typing import Callable
 
 from drill.history import store
 from drill.errors import DrillError
+from drill.text.messages import Msg
 from drill.text.lang import LANGS, locale_lang
 from drill.paths import db_path
 
@@ -14,7 +15,7 @@ from drill.paths import db_path
 def _choice(*allowed: str) -> Callable[[str], str]:
     def check(value: str) -> str:
         if value not in allowed:
-            raise ValueError(f"must be one of {', '.join(allowed)}")
+            raise ValueError(Msg("must be one of {allowed}", allowed=", ".join(allowed)))
         return value
 
     return check
@@ -25,9 +26,9 @@ def _int_in(low: int, high: int) -> Callable[[str], str]:
         try:
             number = int(value)
         except ValueError:
-            raise ValueError("must be a whole number") from None
+            raise ValueError(Msg("must be a whole number")) from None
         if not low <= number <= high:
-            raise ValueError(f"must be between {low} and {high}")
+            raise ValueError(Msg("must be between {low} and {high}", low=low, high=high))
         return str(number)
 
     return check
@@ -43,7 +44,7 @@ def _fsrs_parameters(value: str) -> str:
         weights = [float(w) for w in json.loads(value)]
         questions(weights)  # fsrs checks the count and each weight's bounds
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"must be a JSON list of FSRS weights ({exc})") from None
+        raise ValueError(Msg("must be a JSON list of FSRS weights ({why})", why=str(exc))) from None
     return json.dumps(weights)
 
 
@@ -61,7 +62,7 @@ def _known(key: str) -> None:
     if key not in KEYS:
         from drill.text.suggest import hint
 
-        raise DrillError(f"unknown config key {key!r}{hint(key, KEYS)} (known: {', '.join(KEYS)})")
+        raise DrillError("unknown config key {key!r}{hint} (known: {keys})", key=key, hint=hint(key, KEYS), keys=", ".join(KEYS))
 
 
 def get(conn: sqlite3.Connection, key: str) -> str | None:
@@ -85,7 +86,7 @@ def set_value(conn: sqlite3.Connection, key: str, value: str) -> str:
     try:
         value = KEYS[key][1](value.strip())
     except ValueError as exc:
-        raise DrillError(f"config {key}: {value!r} {exc}") from None
+        raise DrillError("config {key}: {value!r} {problem}", key=key, value=value, problem=exc.args[0]) from None
     with store.transaction(conn):
         conn.execute("INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)", (key, value))
     return value

@@ -40,16 +40,16 @@ def all_codes() -> dict[str, Code]:
     for path, data in compiled.yaml_documents("codes", GRADE, files()):
         data = data or {}
         if data.get("format_version") != FORMAT_VERSION:
-            raise DrillError(f"{path}: format_version must be {FORMAT_VERSION}")
+            raise DrillError("{path}: format_version must be {version}", path=str(path), version=FORMAT_VERSION)
         for name, entry in (data.get("codes") or {}).items():
             if name in found:
-                raise DrillError(f"{path}: code {name!r} is defined twice")
+                raise DrillError("{path}: code {name!r} is defined twice", path=str(path), name=name)
             try:
                 found[name] = Code(
                     entry["en"], entry["fix_en"], entry["zh"], entry["fix_zh"], tuple(entry.get("questions") or ())
                 )
             except (KeyError, TypeError) as exc:
-                raise DrillError(f"{path}: code {name!r}: missing or malformed {exc}") from None
+                raise DrillError("{path}: code {name!r}: missing or malformed {what}", path=str(path), name=name, what=str(exc)) from None
     return found
 
 

@@ -1,12 +1,14 @@
 """One domain exception for the whole package, mapped to an exit code at the CLI edge.
 
 Core modules never print or exit; they raise :class:`DrillError` (or a subclass)
-and ``drill.cli`` turns it into a one-line message on stderr and an exit code.
+and ``drill.cli`` turns it into a one-line message on stderr, in the user's language, and an exit code.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
+
+from drill.text.messages import Msg
 
 
 class ExitCode(IntEnum):
@@ -17,19 +19,21 @@ class ExitCode(IntEnum):
 
 
 class DrillError(Exception):
-    """An expected failure with a message meant for the user."""
+    """An expected failure with a message meant for the user: a message id (the English template) with named
+    parameters, e.g. ``DrillError("no question with id {id!r}", id=qid)``; ``str(exc)`` is the English text."""
 
     exit_code: ExitCode = ExitCode.USAGE
 
-    def __init__(self, message: str, *, exit_code: ExitCode | None = None):
-        super().__init__(message)
+    def __init__(self, message: str, *, exit_code: ExitCode | None = None, **params: object):
+        self.message = message if isinstance(message, Msg) and not params else Msg(message, **params)
+        super().__init__(str(self.message))
         if exit_code is not None:
             self.exit_code = exit_code
 
     @property
     def lines(self) -> list[str]:
-        """The message as the lines to print on stderr."""
-        return [str(self)]
+        """The message as the lines to print on stderr (Msg: each can be rendered in another language)."""
+        return [self.message]
 
 
 class BankError(DrillError):
@@ -37,7 +41,7 @@ class BankError(DrillError):
 
     def __init__(self, problems: list[str]):
         self.problems = problems
-        super().__init__(problems[0] if problems else "invalid bank")
+        super().__init__(problems[0] if problems else Msg("invalid bank"))
 
     @property
     def lines(self) -> list[str]:

@@ -21,11 +21,12 @@ def data_home() -> Path:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         from drill.errors import DrillError
+        from drill.text.messages import Msg
 
         blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
-        reason = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc))
-        source = "DRILL_HOME" if override else "the data folder"
-        raise DrillError(f"{source} {path} cannot be used: {reason}; point DRILL_HOME at a folder") from None
+        reason = Msg("{path} is a file, not a folder", path=str(blocker)) if blocker else (exc.strerror or str(exc))
+        source = Msg("DRILL_HOME {path}", path=str(path)) if override else Msg("the data folder {path}", path=str(path))
+        raise DrillError("{source} cannot be used: {reason}; point DRILL_HOME at a folder", source=source, reason=reason) from None
     return path
 
 
@@ -40,7 +41,7 @@ def bundled_bank_dir() -> Path:
             return candidate
     from drill.errors import DrillError
 
-    raise DrillError(f"the bundled question bank is missing from {PACKAGE_DIR}: reinstall drill")
+    raise DrillError("the bundled question bank is missing from {path}: reinstall drill", path=str(PACKAGE_DIR))
 
 
 def extra_bank_paths() -> list[Path]:

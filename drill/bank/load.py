@@ -20,6 +20,7 @@ from drill.bank import cache
 from drill.bank.checks import question_problems
 from drill.bank.schema import FILE_FIELDS, FORMAT_VERSION, QUESTION_FIELDS, BankFile, Question
 from drill.errors import BankError, DrillError
+from drill.text.messages import Msg
 from drill.paths import bundled_bank_dir, extra_bank_paths
 
 _UNKNOWN_FIELD = re.compile(r"Object contains unknown field `([^`]+)`")
@@ -49,7 +50,7 @@ class Bank:
 
         for topic in topics:
             if topic not in self.topics:
-                raise DrillError(f"--topic: no topic {topic!r}{hint(topic, self.topics)} (drill bank stats lists them)")
+                raise DrillError("--topic: no topic {topic!r}{hint} (drill bank stats lists them)", topic=topic, hint=hint(topic, self.topics))
         return topics
 
     def get(self, qid: str) -> Question:
@@ -58,7 +59,7 @@ class Bank:
         except KeyError:
             from drill.text.suggest import hint
 
-            raise DrillError(f"no question with id {qid!r} in the loaded banks{hint(qid, self.questions)}") from None
+            raise DrillError("no question with id {id!r} in the loaded banks{hint}", id=qid, hint=hint(qid, self.questions)) from None
 
     @property
     def topics(self) -> list[str]:
@@ -94,7 +95,7 @@ class _File:
         return f"{self.path}:{self.line(keys)}"
 
     def problem(self, keys: list[str | int], message: str) -> str:
-        return f"{self.where(keys)}: {message}"
+        return Msg("{where}: {problem}", where=self.where(keys), problem=message)
 
 
 def _yaml_files(path: Path) -> list[Path]:
@@ -107,10 +108,10 @@ def _read(path: Path, problems: list[str]) -> bytes | None:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        problems.append(f"{path}:1: cannot read file: {exc.strerror or exc}")
+        problems.append(Msg("{path}:1: cannot read file: {why}", path=str(path), why=exc.strerror or str(exc)))
         return None
     if not raw.strip():
-        problems.append(f"{path}:1: file is empty")
+        problems.append(Msg("{path}:1: file is empty", path=str(path)))
         return None
     return raw
 
@@ -120,7 +121,7 @@ def _utf8(file: _File, problems: list[str]) -> bool:
         file.raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = file.raw[: exc.start].count(b"\n") + 1
-        problems.append(f"{file.path}:{line}: file is not UTF-8 (byte 0x{file.raw[exc.start]:02x} at offset {exc.start})")
+        problems.append(Msg("{path}:{line}: file is not UTF-8 (byte 0x{byte:02x} at offset {offset})", path=str(file.path), line=line, byte=file.raw[exc.start], offset=exc.start))
         return False
     return True
 
@@ -143,7 +144,7 @@ def _control_chars(file: _File, problems: list[str]) -> bool:
         lines.add(line)
         code = ord(match.group().decode("utf-8"))
         name = f" ({_CONTROL_NAMES[code]})" if code in _CONTROL_NAMES else ""
-        problems.append(f"{file.path}:{line}: control character U+{code:04X}{name} is not allowed in YAML; delete it")
+        problems.append(Msg("{path}:{line}: control character U+{code:04X}{name} is not allowed in YAML; delete it", path=str(file.path), line=line, code=code, name=name))
         if len(lines) == MAX_REPORTED:
             break
     return bool(lines)
@@ -249,26 +250,26 @@ def _parse(file: _File, problems: list[str]) -> list | None:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1
-        label = "" if isinstance(exc, locate.Refused) else "YAML syntax error: "
-        problems.append(f"{file.path}:{line}: {label}{getattr(exc, 'problem', None) or str(exc).splitlines()[0]}")
+        label = "" if isinstance(exc, locate.Refused) else Msg("YAML syntax error: ")
+        problems.append(Msg("{path}:{line}: {label}{why}", path=str(file.path), line=line, label=label, why=getattr(exc, "problem", None) or str(exc).splitlines()[0]))
         return None
     except RecursionError:  # the pure-Python loader, where libyaml is missing, recurses per nesting level
-        problems.append(f"{file.path}:1: YAML syntax error: nested too deeply")
+        problems.append(Msg("{path}:1: YAML syntax error: nested too deeply", path=str(file.path)))
         return None
     if not isinstance(data, dict):
-        problems.append(file.problem([], "a bank file must be a mapping with `format_version` and `questions`"))
+        problems.append(file.problem([], Msg("a bank file must be a mapping with `format_version` and `questions`")))
         return None
     for key in data:
         if key not in FILE_FIELDS:
-            problems.append(file.problem([key], f"unknown top-level field `{key}` (allowed: {', '.join(sorted(FILE_FIELDS))})"))
+            problems.append(file.problem([key], Msg("unknown top-level field `{key}` (allowed: {allowed})", key=key, allowed=", ".join(sorted(FILE_FIELDS)))))
     version = data.get("format_version")
     if type(version) is not int or version != FORMAT_VERSION:  # not `true` or `1.0`, which equal 1 in Python
-        given = "missing" if version is None else f"not {yaml.safe_dump(version).splitlines()[0]}"
-        problems.append(file.problem(["format_version"], f"`format_version` must be {FORMAT_VERSION} ({given})"))
+        given = Msg("missing") if version is None else Msg("not {given}", given=yaml.safe_dump(version).splitlines()[0])
+        problems.append(file.problem(["format_version"], Msg("`format_version` must be {version} ({given})", version=FORMAT_VERSION, given=given)))
         return None
     questions = data.get("questions")
     if not isinstance(questions, list) or not questions:
-        problems.append(file.problem(["questions"], "`questions` must be a non-empty list"))
+        problems.append(file.problem(["questions"], Msg("`questions` must be a non-empty list")))
         return None
     defaults = {k: data[k] for k in ("topic", "level") if k in data}
     return [{**defaults, **q} if isinstance(q, dict) else q for q in questions]
@@ -316,11 +317,11 @@ def _schema_problems(raw: dict) -> tuple[Question | None, list[tuple[list, str]]
 
 def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Question | None:
     qid = raw.get("id") if isinstance(raw, dict) else None
-    label = f"question {qid!r}" if isinstance(qid, str) else f"question #{index + 1}"
+    label = Msg("question {id!r}", id=qid) if isinstance(qid, str) else Msg("question #{n}", n=index + 1)
     if isinstance(raw, dict):
         typos = [key for key in raw if key not in QUESTION_FIELDS]
         for key in typos:
-            problems.append(file.problem(["questions", index, key], f"{label}: unknown field `{key}` (a typo?)"))
+            problems.append(file.problem(["questions", index, key], Msg("{label}: unknown field `{key}` (a typo?)", label=label, key=key)))
         if typos:
             return None
     question, found = _schema_problems(raw) if isinstance(raw, dict) else (None, [])
@@ -333,13 +334,13 @@ def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Quest
             message, keys = parse_msgspec_path(str(exc))
             found = [(keys, message)]
     for keys, message in found:
-        problems.append(file.problem(["questions", index, *keys], f"{label}: {_describe(message, keys)}"))
+        problems.append(file.problem(["questions", index, *keys], Msg("{label}: {problem}", label=label, problem=_describe(message, keys))))
     if question is None:
         return None
     stood_in = {keys[0] for keys, _ in found if keys} | {m.group(1) for _, msg in found if (m := _MISSING.search(msg))}
     rules = [(keys, message) for keys, message in question_problems(question) if not (keys and keys[0] in stood_in)]
     for keys, message in rules:
-        problems.append(file.problem(["questions", index, *keys], f"{label}: {message}"))
+        problems.append(file.problem(["questions", index, *keys], Msg("{label}: {problem}", label=label, problem=message)))
     return None if found or rules else question
 
 
@@ -382,11 +383,11 @@ def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False, li
     seen: set[Path] = set()  # a file named twice (bundled bank passed explicitly) loads once
     for root in paths:
         if not root.exists():
-            problems.append(f"{root}:1: no such file or folder")
+            problems.append(Msg("{path}:1: no such file or folder", path=str(root)))
             continue
         found = _yaml_files(root)
         if not found:
-            problems.append(f"{root}:1: no .yaml files in this folder")
+            problems.append(Msg("{path}:1: no .yaml files in this folder", path=str(root)))
         for path in found:
             real = path.resolve()
             if real in seen:
@@ -404,7 +405,7 @@ def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False, li
                 if question.id in bank.questions:
                     first_path, first_index = bank.origins[question.id]
                     first = files[first_path].where(["questions", first_index, "id"])
-                    problems.append(file.problem(["questions", index, "id"], f"duplicate id {question.id!r} (first defined at {first})"))
+                    problems.append(file.problem(["questions", index, "id"], Msg("duplicate id {id!r} (first defined at {first})", id=question.id, first=first)))
                     continue
                 bank.questions[question.id] = question
                 bank.origins[question.id] = (path, index)
@@ -412,7 +413,7 @@ def load_paths(paths: list[Path], use_cache: bool = True, lint: bool = False, li
         for j, target in enumerate(question.follow_ups):
             if target not in bank.questions:
                 path, index = bank.origins[qid]
-                problems.append(files[path].problem(["questions", index, "follow_ups", j], f"question {qid!r}: follow_ups names unknown id {target!r}"))
+                problems.append(files[path].problem(["questions", index, "follow_ups", j], Msg("question {id!r}: follow_ups names unknown id {target!r}", id=qid, target=target)))
     if lint:
         problems += _lint(bank, files, linted)
     if problems:

@@ -141,4 +141,4 @@ def write(questions: list, path: Path, solved: list[SolvedTask] = ()) -> None:
     try:
         genanki.Package(deck).write_to_file(str(path))
     except OSError as exc:
-        raise DrillError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise DrillError("{path}: cannot write: {why}", path=str(path), why=exc.strerror or str(exc)) from None

@@ -56,4 +56,4 @@ def write(questions: list, lang: str, path: Path) -> None:
     try:
         path.write_text(render(questions, lang), encoding="utf-8")
     except OSError as exc:
-        raise DrillError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise DrillError("{path}: cannot write: {why}", path=str(path), why=exc.strerror or str(exc)) from None

@@ -35,15 +35,15 @@ def run_bench(path: str, task: str | None, device: str, seed: int, max_t: int, t
     dev = resolve_device(device)
     sizes = [t for t in SIZES if t <= max_t]
     if not sizes:
-        raise DrillError(f"--bench-max-t must be at least {SIZES[0]}")
+        raise DrillError("--bench-max-t must be at least {least}", least=SIZES[0])
     memory = None if dev.type == "cuda" else memory_default()
     user = remote.UserProcess(remote.zygote(threads), timeout=timeout, device=dev, memory=memory)
     try:
         return _bench(user, Path(path), task, dev, seed, sizes)
     except UserCodeError as exc:
-        raise DrillError(f"--bench: {exc}", exit_code=ExitCode.FAILED) from None
+        raise DrillError("--bench: {why}", exit_code=ExitCode.FAILED, why=str(exc)) from None
     except Abort as exc:
-        raise DrillError(f"--bench: {exc.check.message}", exit_code=ExitCode.FAILED) from None
+        raise DrillError("--bench: {why}", exit_code=ExitCode.FAILED, why=exc.check.message) from None
     finally:
         user.close()
 
@@ -55,7 +55,7 @@ def _bench(user: remote.UserProcess, path: Path, task: str | None, dev: torch.de
     if declared is not None and spec.entry in names:
         return _kernel(user, spec.name, user.entry(spec.entry), declared, dev, seed)
     if spec is None or spec.name not in BENCH_TASKS or spec.entry not in names:
-        raise DrillError(f"--bench times a kernel called as fn(q, k, v): tasks {', '.join(k for k in BENCH_TASKS if k in TASKS)}")
+        raise DrillError("--bench times a kernel called as fn(q, k, v): tasks {tasks}", tasks=", ".join(k for k in BENCH_TASKS if k in TASKS))
     entry = user.entry(spec.entry)
     local = {"reference": lambda q, k, v: attention(q, k, v)[0], "torch": F.scaled_dot_product_attention}
     torch.manual_seed(seed)
@@ -66,7 +66,7 @@ def _bench(user: remote.UserProcess, path: Path, task: str | None, dev: torch.de
         try:
             seconds, peak = user.bench(entry, q, k, v)
         except UserCodeError as exc:
-            raise DrillError(f"--bench: yours failed at T={t}: {exc}", exit_code=ExitCode.FAILED) from None
+            raise DrillError("--bench: yours failed at T={t}: {why}", exit_code=ExitCode.FAILED, t=t, why=str(exc)) from None
         row["yours"] = {"seconds": seconds, "peak_bytes": peak}
         for name, fn in local.items():
             with torch.no_grad():
@@ -87,7 +87,7 @@ def _kernel(user: remote.UserProcess, task: str, entry, bench: kernel_bench.Kern
         try:
             yours = user.bench(entry, *args, median=True)
         except UserCodeError as exc:
-            raise DrillError(f"--bench: yours failed at {case.label} {case.dtype}: {exc}", exit_code=ExitCode.FAILED) from None
+            raise DrillError("--bench: yours failed at {case} {dtype}: {why}", exit_code=ExitCode.FAILED, case=case.label, dtype=str(case.dtype), why=str(exc)) from None
         with torch.no_grad():
             timings.append((yours, (measure.cuda_median(bench.torch_op, *args), measure.peak_bytes(bench.torch_op, *args))))
     props = torch.cuda.get_device_properties(dev)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from drill.errors import DrillError, ExitCode
+from drill.text.messages import Msg
 from drill.grade.report import Check, Report
 from drill.grade.user import procs, sandbox
 
@@ -32,7 +33,6 @@ TAIL = 4096
 STARTUP_LIMIT = 180.0  # seconds for the judge to import torch and drill (not the user's time)
 JUDGE_MARGIN = 120.0  # seconds the judge may take beyond the user's time limit before it counts as stuck
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
-DEBUG_HINT = "rerun with --debug for the traceback"
 
 Event = Callable[[dict], None]
 
@@ -41,7 +41,7 @@ class JudgeFailed(DrillError):
     """drill's own grader failed: not a verdict on the user's code."""
 
     def __init__(self, message: str, detail: str = ""):
-        super().__init__(f"internal error of drill's grader (not your code): {message}; {DEBUG_HINT}", exit_code=ExitCode.FAILED)
+        super().__init__(Msg("internal error of drill's grader (not your code): {why}; rerun with --debug for the traceback", why=message), exit_code=ExitCode.FAILED)
         if detail:
             self.add_note(f"judge traceback:\n{detail}")
 
@@ -199,7 +199,7 @@ class Worker:
         event = self._next_event(deadline)
         kind = event.get("event")
         if kind == "usage_error":
-            raise DrillError(event["message"], exit_code=ExitCode(event["exit_code"]))
+            raise DrillError(Msg.from_wire(event["wire"]) if "wire" in event else event["message"], exit_code=ExitCode(event["exit_code"]))
         if kind == "internal_error":
             raise JudgeFailed(str(event.get("message", "unknown")), str(event.get("traceback", "")))
         return event

@@ -54,7 +54,7 @@ def serve(requests, results, threads: int | None, started: tuple[spawn.Forked, s
                 continue
             report = run_battery(**request, emit=emit)
         except DrillError as exc:
-            emit({"event": "usage_error", "message": str(exc), "exit_code": int(exc.exit_code)})
+            emit({"event": "usage_error", "message": str(exc), "wire": exc.message.to_wire(), "exit_code": int(exc.exit_code)})
         except remote.InternalError as exc:
             emit({"event": "internal_error", "message": str(exc), "traceback": exc.detail or traceback.format_exc()})
         except Exception as exc:  # noqa: BLE001 - a fault of drill's grader, never blamed on the user's file

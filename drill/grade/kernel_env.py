@@ -32,7 +32,7 @@ def triton_version() -> str | None:
 def require_triton(task: str) -> None:
     """Refuse a kernel task where Triton is missing (exit 2, the way to get it)."""
     if is_kernel_task(task) and util.find_spec("triton") is None:
-        raise DrillError(f"{task} is a Triton kernel task and Triton is not installed here: {HOW_TO_GET}")
+        raise DrillError("{task} is a Triton kernel task and Triton is not installed here: {how}", task=task, how=HOW_TO_GET)
 
 
 def preload_for(request: dict) -> tuple[str, ...]:

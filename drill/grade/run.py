@@ -65,23 +65,23 @@ def make_request(
     (``seed=None``: a fresh seed)."""
     path = Path(path)
     if not path.is_file():
-        raise DrillError(f"{path}: no such file")
+        raise DrillError("{path}: no such file", path=str(path))
     if task is not None and task not in TASKS:
         from drill.text.suggest import hint
 
-        raise DrillError(f"unknown task {task!r}{hint(task, TASKS)} (tasks: {', '.join(TASKS)})")
+        raise DrillError("unknown task {task!r}{hint} (tasks: {tasks})", task=task, hint=hint(task, TASKS), tasks=", ".join(TASKS))
     if task is not None:
         require_triton(task)
     if device not in DEVICES:
-        raise DrillError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+        raise DrillError("unknown device {device!r}; choose one of {devices}", device=device, devices=", ".join(DEVICES))
     if timeout <= 0:
         raise DrillError("--timeout must be positive")
     if seed is None:
         seed = fresh_seed()
     elif not 0 <= seed < MAX_SEED:
-        raise DrillError(f"--seed must be between 0 and {MAX_SEED - 1}")
+        raise DrillError("--seed must be between 0 and {last}", last=MAX_SEED - 1)
     if memory_limit is not None and memory_limit < MIN_MEMORY:
-        raise DrillError(f"--memory-limit must be at least {MIN_MEMORY >> 20} MiB")
+        raise DrillError("--memory-limit must be at least {mib} MiB", mib=MIN_MEMORY >> 20)
     return {"path": str(path.resolve()), "task": task, "device": device, "seed": seed, "allow_builtins": allow_builtins,
             "memory_limit": memory_limit}  # fmt: skip
 
@@ -94,7 +94,7 @@ def parse_size(text: str) -> int:
     """Bytes in '4G', '512M', '1.5GiB' or '2000000000' (powers of 1024 for K, M, G, T)."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
     if not match:
-        raise DrillError(f"--memory-limit: {text!r} is not a size such as 4G or 512M")
+        raise DrillError("--memory-limit: {given!r} is not a size such as 4G or 512M", given=text)
     return int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
 
 

@@ -105,7 +105,7 @@ def cases(task: str | None = None) -> list[Case]:
     if task is not None and task not in TASKS:
         from drill.text.suggest import hint
 
-        raise DrillError(f"unknown task {task!r}{hint(task, TASKS)} (tasks: {', '.join(TASKS)})")
+        raise DrillError("unknown task {task!r}{hint} (tasks: {tasks})", task=task, hint=hint(task, TASKS), tasks=", ".join(TASKS))
     found: list[Case] = []
     for name in [task] if task else list(TASKS):
         folder = TASKS_DIR / name

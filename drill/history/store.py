@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Union
 
 from drill.errors import DrillError, StorageError
+from drill.text.messages import Msg
 from drill.paths import db_path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -246,16 +247,16 @@ def _is_new(path: Path) -> bool:
         with path.open("rb") as fh:
             magic = fh.read(16)
     except OSError as exc:
-        raise DrillError(f"{path}: cannot read the database: {exc.strerror or exc}") from None
+        raise DrillError("{path}: cannot read the database: {why}", path=str(path), why=exc.strerror or str(exc)) from None
     if magic != SQLITE_MAGIC:
-        raise DrillError(f"{path} is not a drill database (not SQLite); move it away or set DRILL_HOME")
+        raise DrillError("{path} is not a drill database (not SQLite); move it away or set DRILL_HOME", path=str(path))
     return False
 
 
 def _applied(conn: sqlite3.Connection, new: bool) -> set[str]:
     """The migrations already applied; creates the bookkeeping table only in a new, empty database."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    foreign = f"{conn_path(conn)} is an SQLite file but not a drill database; move it away or set DRILL_HOME"
+    foreign = Msg("{path} is an SQLite file but not a drill database; move it away or set DRILL_HOME", path=conn_path(conn))
     if "_migrations" in tables:
         done = {r[0] for r in conn.execute("SELECT name FROM _migrations")}
         if not done:
@@ -295,7 +296,7 @@ def migrate(conn: sqlite3.Connection, new: bool = False) -> list[str]:
     names = [name for name, _ in MIGRATIONS]
     unknown = done - set(names)
     if unknown:
-        raise DrillError(f"{conn_path(conn)} was written by a newer drill (migration {sorted(unknown)[-1]}); upgrade drill")
+        raise DrillError("{path} was written by a newer drill (migration {migration}); upgrade drill", path=conn_path(conn), migration=sorted(unknown)[-1])
     applied = []
     for name, step in MIGRATIONS:
         if name in done:
@@ -314,10 +315,8 @@ def _check_schema(conn: sqlite3.Connection) -> None:
     required = [t for name, _ in MIGRATIONS for t in CORE_TABLES.get(name, ())]
     lost = [t for t in required if t not in present]
     if lost:
-        raise DrillError(
-            f"{conn_path(conn)}: damaged drill database: table `{lost[0]}` is missing;"
-            " move the file away and `drill history import` an export (or restore a backup)"
-        )
+        raise DrillError("{path}: damaged drill database: table `{table}` is missing; move the file away and `drill history import` an export (or restore a backup)",
+                         path=conn_path(conn), table=lost[0])  # fmt: skip
     if not present.issuperset(SUMMARY_TABLES + SUMMARY_TRIGGERS):
         with transaction(conn):
             for statement in _statements(SUMMARY_SCHEMA):
@@ -328,8 +327,8 @@ def _check_schema(conn: sqlite3.Connection) -> None:
 def describe(path: Path | str, exc: sqlite3.Error) -> str:
     """One line for a database failure; a full disk is named as such."""
     if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
-        return f"{path}: the disk is full (free some space, then run it again)"
-    return f"{path}: cannot use the database: {exc}"
+        return Msg("{path}: the disk is full (free some space, then run it again)", path=str(path))
+    return Msg("{path}: cannot use the database: {why}", path=str(path), why=str(exc))
 
 
 def _statements(script: str) -> list[str]:

@@ -33,6 +33,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from drill.errors import DrillError
+from drill.text.messages import Msg
 from drill.history.store import CLOCK_SKEW, session_uid, transaction
 
 FORMAT = "drill-history"
@@ -93,7 +94,7 @@ def export(conn: sqlite3.Connection, path: Path) -> dict[str, int]:
         tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        raise DrillError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise DrillError("{path}: cannot write: {why}", path=str(path), why=exc.strerror or str(exc)) from None
     return {t: len(data[t]) for t in TABLES}
 
 
@@ -102,39 +103,39 @@ def read(path: Path) -> dict:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise DrillError(f"{path}: no such file") from None
+        raise DrillError("{path}: no such file", path=str(path)) from None
     except OSError as exc:
-        raise DrillError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise DrillError("{path}: cannot read: {why}", path=str(path), why=exc.strerror or str(exc)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise DrillError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
+        raise DrillError("{path}:{line}: not UTF-8 text (byte {byte})", path=str(path), line=line, byte=exc.start) from None
     try:
         data = json.loads(text)
     except RecursionError:
-        raise DrillError(f"{path}:{_too_deep(text) or 1}: nested more than {MAX_DEPTH} levels deep: not a drill history export") from None
+        raise DrillError("{path}:{line}: nested more than {depth} levels deep: not a drill history export", path=str(path), line=_too_deep(text) or 1, depth=MAX_DEPTH) from None
     except json.JSONDecodeError as exc:
-        raise DrillError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise DrillError("{path}:{line}: not valid JSON: {why}", path=str(path), line=exc.lineno, why=exc.msg) from None
     except ValueError:  # a number longer than Python reads (4300 digits)
         long_number = re.search(r"\d{4000,}", text)
         line = text.count("\n", 0, long_number.start()) + 1 if long_number else 1
-        raise DrillError(f"{path}:{line}: a number with thousands of digits: no drill history holds one") from None
+        raise DrillError("{path}:{line}: a number with thousands of digits: no drill history holds one", path=str(path), line=line) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise DrillError(f"{path}: not a drill history export (expected \"format\": \"{FORMAT}\")")
+        raise DrillError('{path}: not a drill history export (expected "format": "{format}")', path=str(path), format=FORMAT)
     version = data.get("version")
     if type(version) is not int or version < 1:
-        raise DrillError(f"{path}: `version` must be a whole number from 1 to {VERSION}, not {json.dumps(version)}")
+        raise DrillError("{path}: `version` must be a whole number from 1 to {last}, not {given}", path=str(path), last=VERSION, given=json.dumps(version))
     if version > VERSION:
-        raise DrillError(f"{path}: history format version {version} is newer than this drill supports; upgrade drill")
+        raise DrillError("{path}: history format version {version} is newer than this drill supports; upgrade drill", path=str(path), version=version)
     for table in TABLES:
         rows = data.setdefault(table, [])
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise DrillError(f"{path}: `{table}` must be a list of objects")
+            raise DrillError("{path}: `{table}` must be a list of objects", path=str(path), table=table)
     if not isinstance(data.setdefault("config", {}), dict) or not all(isinstance(v, str) for v in data["config"].values()):
-        raise DrillError(f"{path}: `config` must map keys to text values")
+        raise DrillError("{path}: `config` must map keys to text values", path=str(path))
     if any(not _utf8(t) for t in (*data["config"], *data["config"].values())):
-        raise DrillError(f"{path}: `config` holds text that is not valid UTF-8 (a lone surrogate)")
+        raise DrillError("{path}: `config` holds text that is not valid UTF-8 (a lone surrogate)", path=str(path))
     return data
 
 
@@ -164,37 +165,37 @@ def _too_deep(text: str) -> int | None:
 def _value_problem(value) -> str | None:
     """Why a value cannot go in a column, or None: columns hold text and finite 64-bit numbers."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return f"must be text or a number, not {json.dumps(value)[:40]}"
+        return Msg("must be text or a number, not {given}", given=json.dumps(value)[:40])
     if isinstance(value, int) and not SQLITE_INT[0] <= value <= SQLITE_INT[1]:
-        return f"{value} does not fit a 64-bit integer"
+        return Msg("{value} does not fit a 64-bit integer", value=value)
     if isinstance(value, float) and not math.isfinite(value):
-        return f"{value} is not a finite number"
+        return Msg("{value} is not a finite number", value=value)
     return None
 
 
 def _reference_problem(value) -> str | None:
     if value is None or (isinstance(value, (int, str)) and not isinstance(value, bool)):
         return None
-    return f"must be a session's `ref` (a number or text), not {json.dumps(value)[:40]}"
+    return Msg("must be a session's `ref` (a number or text), not {given}", given=json.dumps(value)[:40])
 
 
 def _field_problem(table: str, name: str, value) -> str | None:
     """Why ``value`` is not what drill writes in ``table.name``, or None (``value`` is not None)."""
     if (table, name) in RATINGS and not (type(value) is int and 1 <= value <= 4):
-        return f"must be a rating from 1 to 4, not {json.dumps(value)[:40]}"
+        return Msg("must be a rating from 1 to 4, not {given}", given=json.dumps(value)[:40])
     if (table, name) in DURATIONS and not (type(value) in (int, float) and math.isfinite(value) and value >= 0):
-        return f"must be a finite number of seconds, not negative: {json.dumps(value)[:40]}"
+        return Msg("must be a finite number of seconds, not negative: {given}", given=json.dumps(value)[:40])
     if (table, name) == ("attempts", "level") and value not in LEVELS:
-        return f"must be one of {', '.join(LEVELS)}, not {json.dumps(value, ensure_ascii=False)[:40]}"
+        return Msg("must be one of {levels}, not {given}", levels=", ".join(LEVELS), given=json.dumps(value, ensure_ascii=False)[:40])
     if (table, name) == ("review_state", "card"):
         try:
             card = json.loads(value) if isinstance(value, str) else None
         except (ValueError, RecursionError):
             card = None
         if not isinstance(card, dict):
-            return "must be a review card: a JSON object as text"
+            return Msg("must be a review card: a JSON object as text")
     if isinstance(value, str) and not _utf8(value):
-        return "is not valid UTF-8 text (a lone surrogate)"
+        return Msg("is not valid UTF-8 text (a lone surrogate)")
     return _value_problem(value)
 
 
@@ -204,18 +205,18 @@ def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tupl
     row = dict(row)
     for name, required in columns:
         if required and row.get(name) is None:
-            raise DrillError(f"{where}: missing `{name}`")
+            raise DrillError("{where}: missing `{name}`", where=where, name=name)
         value = row.get(name)
         if (table, name) in BOOLEANS and value is not None:
             if value not in (0, 1) or type(value) not in (bool, int):
-                raise DrillError(f"{where}: `{name}` must be 0, 1, true or false, not {json.dumps(value)[:40]}")
+                raise DrillError("{where}: `{name}` must be 0, 1, true or false, not {given}", where=where, name=name, given=json.dumps(value)[:40])
             row[name] = value = int(value)
         problem = None if value is None else _field_problem(table, name, value)
         if problem:
-            raise DrillError(f"{where}: `{name}` {problem}")
+            raise DrillError("{where}: `{name}` {problem}", where=where, name=name, problem=problem)
     problem = _reference_problem(row.get("ref" if table == "sessions" else "session_id"))
     if problem:
-        raise DrillError(f"{where}: `{'ref' if table == 'sessions' else 'session_id'}` {problem}")
+        raise DrillError("{where}: `{name}` {problem}", where=where, name="ref" if table == "sessions" else "session_id", problem=problem)
     horizon = now + CLOCK_SKEW
     for name in TIMESTAMPS.get(table, ()):
         if row.get(name) is None:  # only ended_at may be absent: required columns were checked above
@@ -228,11 +229,11 @@ def _check_row(path: Path, table: str, index: int, row: dict, columns: list[tupl
                 moment = moment.replace(tzinfo=timezone.utc)
             ahead = moment > horizon
         except (TypeError, ValueError, OverflowError):
-            raise DrillError(f"{where}: `{name}` is not an ISO-8601 time: {row[name]!r}") from None
+            raise DrillError("{where}: `{name}` is not an ISO-8601 time: {given!r}", where=where, name=name, given=row[name]) from None
         if ahead:
-            raise DrillError(f"{where}: `{name}` {row[name]} is in the future (more than a day ahead of this clock); fix the clock that recorded it")
+            raise DrillError("{where}: `{name}` {given} is in the future (more than a day ahead of this clock); fix the clock that recorded it", where=where, name=name, given=row[name])
         if moment.year < FIRST_YEAR:
-            raise DrillError(f"{where}: `{name}` {row[name]} is before {FIRST_YEAR}; fix the clock that recorded it")
+            raise DrillError("{where}: `{name}` {given} is before {year}; fix the clock that recorded it", where=where, name=name, given=row[name], year=FIRST_YEAR)
     return row
 
 
@@ -263,7 +264,7 @@ def _valid_config(path: Path, key: str, value: str) -> str:
     try:
         return KEYS[key][1](value)
     except ValueError as exc:
-        raise DrillError(f"{path}: config {key}: {value!r} {exc}") from None
+        raise DrillError("{path}: config {key}: {value!r} {problem}", path=str(path), key=key, value=value, problem=exc.args[0]) from None
 
 
 def _legacy_uids(rows: list[dict], attempts: list[dict]) -> list[str | None]:
@@ -314,7 +315,7 @@ def _merge_rows(conn: sqlite3.Connection, table: str, rows: list[dict], path: Pa
         if "session_id" in known:
             ref = row.get("session_id")
             if ref is not None and ref not in refs:
-                raise DrillError(f"{path}: {table}[{i}]: session_id {ref!r} matches no session in the file")
+                raise DrillError("{path}: {table}[{index}]: session_id {ref!r} matches no session in the file", path=str(path), table=table, index=i, ref=ref)
             row = {**row, "session_id": refs.get(ref)}
         cols = [n for n in row if n in known]
         cur = _insert(conn, table, cols, [row[n] for n in cols], f" ON CONFLICT({UNIQUE[table]}) DO NOTHING", path, i)
@@ -327,7 +328,7 @@ def _insert(conn: sqlite3.Connection, table: str, cols: list[str], values: list,
     try:
         return conn.execute(sql, values)
     except sqlite3.IntegrityError as exc:
-        raise DrillError(f"{path}: {table}[{index}]: rejected by the database: {exc}") from None
+        raise DrillError("{path}: {table}[{index}]: rejected by the database: {why}", path=str(path), table=table, index=index, why=str(exc)) from None
 
 
 def import_file(conn: sqlite3.Connection, path: Path) -> Counts:

@@ -148,19 +148,19 @@ def plan_notebooks(lang: str) -> list[tuple[str, dict]]:
 def write(notebook: dict, path: Path) -> None:
     """Write ``path``; an existing file is never overwritten (it may hold the user's work)."""
     if path.exists():
-        raise DrillError(f"{path}: already exists; choose another -o or remove it (your work is never overwritten)")
+        raise DrillError("{path}: already exists; choose another -o or remove it (your work is never overwritten)", path=str(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "x", encoding="utf-8") as f:
             f.write(json.dumps(notebook, ensure_ascii=False, indent=1) + "\n")
     except OSError as exc:
-        raise DrillError(f"{path}: cannot write the notebook: {exc.strerror}") from None
+        raise DrillError("{path}: cannot write the notebook: {why}", path=str(path), why=exc.strerror) from None
 
 
 def write_plan(folder: Path, lang: str) -> tuple[list[Path], list[Path]]:
     """Write every plan notebook missing from ``folder``; (written, kept as they were)."""
     if folder.exists() and not folder.is_dir():
-        raise DrillError(f"{folder}: not a folder")
+        raise DrillError("{path}: not a folder", path=str(folder))
     written, kept = [], []
     for name, notebook in plan_notebooks(lang):
         path = folder / name

@@ -54,7 +54,7 @@ class Practice:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("\n" + source, encoding="utf-8")  # line 1 is the %%drill line: the report's line numbers are the cell's
         except OSError as exc:
-            raise DrillError(f"{path}: cannot write the cell for grading: {exc.strerror}") from None
+            raise DrillError("{path}: cannot write the cell for grading: {why}", path=str(path), why=exc.strerror) from None
         started = self.started.setdefault(exercise.id, time.monotonic())
         report = grade_file(path, task=exercise.id, **options)
         codes = [d.code for d in report.diagnosis]

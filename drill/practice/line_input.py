@@ -47,5 +47,5 @@ class LineReader:
         line = self._line()
         rating = parse_rating(line)
         if rating is None:
-            raise DrillError(f"stdin line {self.line_no}: expected a self-rating 1-4 (Again, Hard, Good, Easy), got {line!r}")
+            raise DrillError("stdin line {n}: expected a self-rating 1-4 (Again, Hard, Good, Easy), got {line!r}", n=self.line_no, line=line)
         return rating

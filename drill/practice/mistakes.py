@@ -152,4 +152,4 @@ def since_date(text: str | None) -> str | None:
     try:
         return date.fromisoformat(text.strip()).isoformat()
     except ValueError:
-        raise DrillError(f"--since: {text!r} is not a date like 2026-05-01") from None
+        raise DrillError("--since: {given!r} is not a date like 2026-05-01", given=text) from None

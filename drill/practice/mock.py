@@ -6,12 +6,13 @@ import random
 
 from drill.bank.load import Bank
 from drill.errors import DrillError
+from drill.text.messages import Msg
 
 PITCH_SECONDS = 60
 
 
 def _topics_text(topics: list[str]) -> str:
-    return f" in topic {', '.join(topics)}" if topics else ""
+    return Msg(" in topic {topics}", topics=", ".join(topics)) if topics else ""
 
 
 def chain(bank: Bank, topics: list[str] | None = None, seed: int | None = None) -> list:
@@ -19,7 +20,7 @@ def chain(bank: Bank, topics: list[str] | None = None, seed: int | None = None) 
     rng = random.Random(seed)
     openers = [q for q in bank.select(levels=["L1"], topics=topics) if "pitch" not in q.tags]
     if not openers:
-        raise DrillError(f"no L1 question to open a mock interview{_topics_text(topics or [])}")
+        raise DrillError("no L1 question to open a mock interview{where}", where=_topics_text(topics or []))
     deep = [q for q in openers if q.follow_ups]
     path = [rng.choice(deep or openers)]
     visited = {path[0].id}
@@ -35,7 +36,7 @@ def pitch(bank: Bank, topics: list[str] | None = None, seed: int | None = None):
     """A random question tagged ``pitch``, optionally of ``topics``."""
     candidates = bank.select(topics=topics, tags=["pitch"])
     if not candidates:
-        raise DrillError(f"no pitch question (tags: [pitch]){_topics_text(topics or [])}")
+        raise DrillError("no pitch question (tags: [pitch]){where}", where=_topics_text(topics or []))
     return random.Random(seed).choice(candidates)
 
 
@@ -45,7 +46,7 @@ def interview_task(statuses: list, gradable, track: str | None = None):
     from drill.whiteboard.catalog import TRACKS
 
     if track is not None and track not in TRACKS:
-        raise DrillError(f"--track: {track!r} is not one of {', '.join(TRACKS)}")
+        raise DrillError("--track: {track!r} is not one of {tracks}", track=track, tracks=", ".join(TRACKS))
     tasks = [s for s in statuses if s.exercise.id in gradable and track in (None, s.exercise.track)]
     return next((s.exercise for s in tasks if s.state != "passed"), tasks[0].exercise)
 

@@ -59,7 +59,7 @@ def optimize(conn: sqlite3.Connection) -> Fit:
         return Fit(reviews, None)
     missing = [name for name in ("torch", "pandas", "tqdm") if find_spec(name) is None]
     if missing:
-        raise DrillError(f"--optimize needs fsrs's optimizer ({', '.join(missing)} not installed): {EXTRA}")
+        raise DrillError("--optimize needs fsrs's optimizer ({missing} not installed): {how}", missing=", ".join(missing), how=EXTRA)
     from fsrs import Optimizer, Rating, ReviewLog
 
     entries = [ReviewLog(card_id=review.card_id(qid), rating=Rating(rating), review_datetime=review.utc(stamp), review_duration=None)

@@ -270,7 +270,7 @@ def run(
         summary.stopped = "eof"
     except StorageError as exc:
         storage_failed = True
-        raise StorageError(f"{exc}; the {len(summary.results)} answers given before it are saved") from None
+        raise StorageError("{why}; the {n} answers given before it are saved", why=exc.message, n=len(summary.results)) from None
     finally:
         try:
             store.finish_session(conn, summary.session_id, status)

@@ -33,6 +33,9 @@ LABELS: dict[str, tuple[str, str]] = {
     "answered": ("answered", "已答"),
     "not_rated": ("not rated", "未自评"),
     "stopped_early": ("stopped early ({why}): the {n} answers given are saved.", "提前结束（{why}）：已作答的 {n} 题都已保存。"),
+    "stopped_interrupt": ("interrupt", "按了 Ctrl-C"),  # why a quiz or an interview stopped early
+    "stopped_hangup": ("hangup", "终端已断开"),
+    "stopped_eof": ("eof", "输入已结束"),
     "select_all": ("select all that apply", "多选：选出所有正确的选项"),
     "unreadable": ("unreadable", "无法识别"),
     "unreadable_because": ("unreadable: {why}", "无法识别：{why}"),

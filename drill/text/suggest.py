@@ -22,6 +22,8 @@ def closest(word: str, names: Iterable[str]) -> str | None:
 
 
 def hint(word: str, names: Iterable[str]) -> str:
-    """``"; did you mean masks?"`` or an empty string, to append to an error message."""
+    """``"; did you mean masks?"`` (a message, rendered in the user's language) or an empty string, to append to an error."""
+    from drill.text.messages import Msg
+
     match = closest(word, names)
-    return f"; did you mean {match}?" if match and match != word else ""
+    return Msg("; did you mean {name}?", name=match) if match and match != word else ""

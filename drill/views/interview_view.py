@@ -93,5 +93,7 @@ def print_scorecard(card, session_id: int, lang: str, as_json: bool = False) -> 
             out.print(f"  [yellow]→ {say('next', lang)}:[/] {escape(line)}")
         out.print(f"    [dim]$[/] [bold]{escape(p['command'])}[/]")
     if card.stopped:
-        out.print(f"[yellow]{say('stopped', lang, why=card.stopped)}[/]")
+        from drill.text.i18n import t
+
+        out.print(f"[yellow]{say('stopped', lang, why=t('stopped_' + card.stopped, lang))}[/]")
     out.print(f"[dim]{say('saved', lang, id=session_id)}[/]")

@@ -139,7 +139,7 @@ class QuizView:
         passed = sum(r.passed for r in summary.results)
         self.console.print(f"[bold]{t('score', lang)} {passed}/{len(summary.results)}[/]  {levels}")
         if not summary.complete:
-            self.console.print(f"[yellow]{t('stopped_early', lang, why=summary.stopped, n=len(summary.results))}[/]")
+            self.console.print(f"[yellow]{t('stopped_early', lang, why=t('stopped_' + summary.stopped, lang), n=len(summary.results))}[/]")
         self._resume_hint(summary)
         if streak:
             self.console.print(join_cjk(streak))  # "今日 目标已完成" → "今日目标已完成"

@@ -61,7 +61,7 @@ def load(root: Path = FOLDER) -> dict[str, Exercise]:
 
 def _exercise(path: Path, data: dict) -> Exercise:
     if data.get("format_version") != FORMAT_VERSION:
-        raise DrillError(f"{path}: format_version {data.get('format_version')!r} is not {FORMAT_VERSION}; upgrade drill")
+        raise DrillError("{path}: format_version {given!r} is not {version}; upgrade drill", path=str(path), given=data.get("format_version"), version=FORMAT_VERSION)
     folder = path.parent
     try:
         hints = tuple({lang: h[lang] for lang in ("en", "zh")} for h in data["hints"])
@@ -69,11 +69,11 @@ def _exercise(path: Path, data: dict) -> Exercise:
         exercise = Exercise(folder.name, data["track"], data["level"], dict(data["title"]), folder / "template.py",
                             folder / "solution.py", hints, hint_codes)  # fmt: skip
     except (KeyError, TypeError) as exc:
-        raise DrillError(f"{path}: missing or malformed {exc}") from None
+        raise DrillError("{path}: missing or malformed {what}", path=str(path), what=str(exc)) from None
     if exercise.track not in TRACKS or exercise.level not in LEVELS:
-        raise DrillError(f"{path}: track must be one of {', '.join(TRACKS)} and level one of {', '.join(LEVELS)}")
+        raise DrillError("{path}: track must be one of {tracks} and level one of {levels}", path=str(path), tracks=", ".join(TRACKS), levels=", ".join(LEVELS))
     if len(exercise.hints) != HINTS or not exercise.template.is_file() or not exercise.solution.is_file():
-        raise DrillError(f"{path}: needs {HINTS} hints and the files template.py and solution.py beside it")
+        raise DrillError("{path}: needs {n} hints and the files template.py and solution.py beside it", path=str(path), n=HINTS)
     return exercise
 
 
@@ -82,7 +82,7 @@ def get(task: str) -> Exercise:
     if task not in exercises:
         from drill.text.suggest import hint
 
-        raise DrillError(f"unknown task {task!r}{hint(task, exercises)} (tasks: {', '.join(exercises)})")
+        raise DrillError("unknown task {task!r}{hint} (tasks: {tasks})", task=task, hint=hint(task, exercises), tasks=", ".join(exercises))
     return exercises[task]
 
 

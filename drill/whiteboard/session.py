@@ -85,7 +85,7 @@ def pick_task(conn: sqlite3.Connection, task: str | None) -> catalog.Exercise:
     if task is not None:
         exercise = catalog.get(task)
         if exercise.id not in TASKS:
-            raise DrillError(f"task {task!r} has no grader yet; choose one of {', '.join(TASKS)}")
+            raise DrillError("task {task!r} has no grader yet; choose one of {tasks}", task=task, tasks=", ".join(TASKS))
         return exercise
     open_tasks = [s.exercise for s in catalog.statuses(conn) if s.exercise.id in TASKS and s.state != "passed"]
     return open_tasks[0] if open_tasks else catalog.get(next(iter(TASKS)))
@@ -95,7 +95,7 @@ def prepare(exercise: catalog.Exercise, path: Path) -> bool:
     """Write the template unless the file exists; True when resuming the user's file."""
     if path.exists():
         if not path.is_file():
-            raise DrillError(f"{path}: not a file")
+            raise DrillError("{path}: not a file", path=str(path))
         return True
     write_template(exercise, path)
     return False
@@ -106,7 +106,7 @@ def write_template(exercise: catalog.Exercise, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(exercise.template.read_text(encoding="utf-8"), encoding="utf-8")
     except OSError as exc:
-        raise DrillError(f"{path}: cannot write the template: {exc.strerror}") from None
+        raise DrillError("{path}: cannot write the template: {why}", path=str(path), why=exc.strerror) from None
 
 
 def open_editor(editor: str | None, path: Path) -> None:
@@ -116,7 +116,7 @@ def open_editor(editor: str | None, path: Path) -> None:
     try:
         subprocess.Popen([*shlex.split(editor), str(path)])
     except OSError as exc:
-        raise DrillError(f"--editor: cannot start {editor!r}: {exc.strerror}") from None
+        raise DrillError("--editor: cannot start {editor!r}: {why}", editor=editor, why=exc.strerror) from None
 
 
 def backup_path(path: Path) -> Path:
@@ -203,7 +203,7 @@ class Session:
             try:
                 shutil.copy2(self.path, backup)
             except OSError as exc:
-                raise DrillError(f"{backup}: cannot keep a backup, nothing was reset: {exc.strerror}") from None
+                raise DrillError("{path}: cannot keep a backup, nothing was reset: {why}", path=str(backup), why=exc.strerror) from None
             saved = backup
         write_template(self.exercise, self.path)
         self.view.reset(self.path, saved)
