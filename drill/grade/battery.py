@@ -15,8 +15,9 @@ import torch
 
 from drill.errors import DrillError
 from drill.grade import remote
+from drill.grade.checks.raised import raised_codes
 from drill.grade.context import CheckDef, Context, WrongShape
-from drill.grade.diagnose import diagnose
+from drill.grade.diagnose import diagnose, diagnose_all
 from drill.grade.precheck import missing_entry
 from drill.grade.remote import Abort, InternalError, UserCodeError
 from drill.grade.report import FAILING, Check, Report
@@ -38,7 +39,7 @@ def resolve_device(name: str) -> torch.device:
         build = f"torch {torch.__version__}" + (
             f" (built for CUDA {torch.version.cuda})" if torch.version.cuda else " (a CPU-only build)"
         )
-        raise DrillError(f"--device cuda: CUDA is not available to {build}")
+        raise DrillError("--device cuda: CUDA is not available to {build}", build=str(build))
     return torch.device("cpu")
 
 
@@ -47,7 +48,8 @@ def run_check(definition: CheckDef, ctx: Context) -> Check:
     try:
         result = definition.run()
     except UserCodeError as exc:
-        result = Check("", "", "error", str(exc), ["not-implemented"] if exc.kind == "not-implemented" else [])
+        codes = ["not-implemented"] if exc.kind == "not-implemented" else raised_codes(str(exc), ctx.path)
+        result = Check("", "", "error", str(exc), codes)
     except WrongShape as exc:
         result = Check("", "", "fail", str(exc), ["wrong-output-shape"])
     except InternalError:
@@ -162,7 +164,7 @@ def run_battery(
             with ctx.edge_case(definition.category == "stability"):
                 finish(run_check(definition, ctx))
         finish(rules_check(ctx, implementation))
-        report.diagnosis = diagnose(report.checks, implementation, ctx)
+        report.diagnosis, report.candidates = diagnose_all(report.checks, implementation, ctx)
         if trace or not report.passed:  # one more call: cheap on the trace's small input
             failed = frozenset(c.id for c in report.checks if c.status in FAILING)
             found = run_trace(spec.name, ctx, rows=trace, failed=failed)

@@ -4,13 +4,35 @@ A hypothesis (a reference Variant) explains the user's code when the user's outp
 the variant's on every probe, and the variant differs from the correct reference on at
 least one: so a bug that only shows with masks is not "confirmed" by unmasked probes alone.
 "Equals" is to rounding, or to a tiny fraction of how far the variant is from the correct
-output (a float32 angle table in a float64 probe is still that variant). When no single
-hypothesis explains the outputs, pairs of independent ones are tried (scale-missing together
-with mask-after-softmax), so two classic bugs at once are both named.
+output (a float32 angle table in a float64 probe is still that variant). A NaN of the variant
+is skipped (the user's code may have guarded it: -1e9 instead of -inf), but a variant that
+is NaN on most of a probe and equal to the correct output on the rest (a mask inverted under
+a softmax over the queries) is tested on nothing there, and explains nothing.
+When no single hypothesis explains the outputs, pairs of independent ones are tried
+(scale-missing together with mask-after-softmax): two bugs at once are both named.
+
+Confirmed or possible. A code is reported (stored, counted by ``drill stats``, used to make
+questions due and to pick the whiteboard hint) only when it is confirmed:
+- a hypothesis, alone or in a pair, explains the outputs: confirmed;
+- a check's code that the task also models as a hypothesis is tested against the outputs
+  too. When a hypothesis or pair explains them, the code stays confirmed only if its variant
+  added to that explanation still explains them (the probes do not show that mistake, so the
+  check's evidence stands). When nothing explains them, it is confirmed unless its variant
+  moves the reference away from the user's output on the probes that fail: a check proves
+  its code by itself and a hypothesis models one written form of the mistake, so a form it
+  does not model (GAUC's cross-group pairs weighted another way, a NaN where it predicts a
+  number) does not overturn the check, but a mistake that would make the outputs worse does
+  (a second bug set that check off). Otherwise the code is only a candidate, shown as
+  "possibly" and never counted;
+- a check's code with no hypothesis to test (a mutated input, a builtin called, a wrong
+  shape) is direct evidence: confirmed.
+Codes that cannot both hold (CONTRADICTS: a mask ignored is not also inverted) are never
+reported together: the one the outputs support best stays, the other is dropped.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields, is_dataclass, replace
 from itertools import combinations
 
@@ -18,13 +40,15 @@ import torch
 
 from drill.diagnosis_codes import explain
 from drill.grade.context import Context
-from drill.grade.remote import UserCodeError
 from drill.grade.reference import CORRECT
+from drill.grade.remote import UserCodeError
 from drill.grade.report import FAILING, Check, Diagnosis
 
 MATCH = 1e-6  # float64 probes: a matching variant agrees to rounding
 NEAR = 1e-4  # ... or to this fraction of the variant's distance from the correct output
 DIFFER = 1e-3
+UNTESTED = 0.5  # a variant NaN on more than this share of a probe (and right elsewhere) is tested on nothing there
+AWAY = 0.1  # a check's code is only possible when its variant widens the gap to the user's output by this fraction
 
 # A confirmed hypothesis that makes another code's check fail as a side effect: that code is not a second bug.
 IMPLIES = {
@@ -34,6 +58,15 @@ IMPLIES = {
     "padding-length-off-by-one": {"unstable-softmax"},  # lengths - 1 leaves a length-1 sample no key
     "kv-cache-stale-state": {"dropout-in-eval"},  # two identical calls differ because the cache grew, not dropout
 }
+
+# Mistakes that exclude each other: a mask that is never applied is neither inverted nor misplaced, a score
+# has one scale, a causal mask that is missing is not off by one.
+_EXCLUSIVE = (
+    ("mask-ignored", "mask-inverted", "mask-after-softmax", "mask-on-queries"),
+    ("scale-missing", "scale-by-d", "scale-by-d-model"),
+    ("causal-mask-missing", "causal-off-by-one", "causal-blocks-self", "causal-transposed"),
+)
+CONTRADICTS = {frozenset(pair) for group in _EXCLUSIVE for pair in combinations(group, 2)}
 
 
 def _separation(expected, corrects) -> float:
@@ -46,6 +79,7 @@ def _separation(expected, corrects) -> float:
 
 
 def _agrees(user, expected, separation: float = 0.0) -> bool:
+    """``user`` equals ``expected`` wherever ``expected`` is finite."""
     if user is None or user.shape != expected.shape:
         return False
     finite = torch.isfinite(expected)
@@ -56,9 +90,31 @@ def _agrees(user, expected, separation: float = 0.0) -> bool:
     return bool(((user.detach().double() - expected).abs()[finite] <= allowed).all())
 
 
+def _untested(user, expected, correct) -> bool:
+    """The variant is NaN on most of this probe where the correct reference and the user's output are finite (the
+    user's code may guard a NaN away, -1e9 instead of -inf, but not most of it), and its finite rest does not
+    differ from the correct output: nothing is left to compare, so the variant predicts nothing on this probe."""
+    if user is None or user.shape != expected.shape:
+        return False
+    guarded = torch.isfinite(user) & ~torch.isfinite(expected) & torch.isfinite(correct)
+    return int(guarded.sum()) > UNTESTED * expected.numel() and not _differs(expected, correct)
+
+
 def _differs(expected, correct) -> bool:
     both = torch.isfinite(expected) & torch.isfinite(correct)
     return bool(((expected - correct).abs()[both] > DIFFER).any())
+
+
+def _distance(user, expected, keep) -> float:
+    """Mean absolute difference over ``keep``; an entry finite in one and not the other counts as a miss of the
+    output's scale."""
+    if user is None or user.shape != expected.shape:
+        return math.inf
+    user = user.detach().double()
+    fu, fe = torch.isfinite(user), torch.isfinite(expected)
+    scale = max(1.0, expected[fe].abs().max().item()) if fe.any() else 1.0
+    total = (user - expected).abs()[fu & fe & keep].sum().item() + scale * ((fu != fe) & keep).sum().item()
+    return total / max(1, expected.numel())
 
 
 def _safe_user(probe, ctx):
@@ -91,52 +147,142 @@ def combine(a, b):
     return replace(a, **changes)
 
 
-def _explains(variant, probes, users, corrects) -> bool:
-    try:
-        expected = [p.expected(variant) for p in probes]
-    except (RuntimeError, ValueError, IndexError, KeyError):  # a combination the reference cannot express
+class Evidence:
+    """The task's probes run once by the user's code and by the correct reference, to test variants against."""
+
+    def __init__(self, task, ctx: Context):
+        self.probes = task.probes(ctx)
+        self.users = [_safe_user(p, ctx) for p in self.probes]
+        self.hypotheses = list(task.hypotheses(ctx)) if self.usable else []
+        self.corrects = [p.expected(CORRECT) for p in self.probes] if self.usable else []
+
+    @property
+    def usable(self) -> bool:
+        return any(u is not None for u in self.users)
+
+    def _expected(self, variant):
+        try:
+            return [p.expected(variant) for p in self.probes]
+        except (RuntimeError, ValueError, IndexError, KeyError):  # a combination the reference cannot express
+            return None
+
+    def explains(self, variant) -> bool:
+        expected = self._expected(variant)
+        if expected is None:
+            return False
+        separation = _separation(expected, self.corrects)
+        return (all(_agrees(u, e, separation) for u, e in zip(self.users, expected))
+                and any(_differs(e, c) for e, c in zip(expected, self.corrects))
+                and not any(_untested(u, e, c) for u, e, c in zip(self.users, expected, self.corrects)))  # fmt: skip
+
+    def right(self) -> bool:
+        return all(u is not None and _agrees(u, c) for u, c in zip(self.users, self.corrects))
+
+    def variants(self, code: str) -> list:
+        return [v for c, v in self.hypotheses if c == code]
+
+    def explaining(self) -> tuple[list[str], list]:
+        """The codes of the single hypothesis, else the pairs, that explain the outputs, and their variants."""
+        found, variants = [], []
+        for code, variant in self.hypotheses:
+            if code not in found and self.explains(variant):
+                found.append(code)
+                variants.append(variant)
+        if found or self.right():
+            return found, variants  # one bug named, or outputs that are right (a rule or a mutation failed)
+        for (code_a, a), (code_b, b) in combinations(self.hypotheses, 2):
+            if code_a == code_b or {code_a, code_b} <= set(found):
+                continue
+            both = combine(a, b)
+            if both is not None and both not in (a, b) and self.explains(both):
+                found += [c for c in (code_a, code_b) if c not in found]
+                variants.append(both)
+        return found, variants
+
+    def gain(self, code: str) -> float:
+        """How much the code's best variant moves the reference toward the user's output on the probes the user
+        fails (1: all the way, 0: no nearer, below 0: farther). 1 when the failing probes cannot tell: the variant equals
+        the correct output there, or the user's output differs only by a NaN where both are finite (or has
+        another shape)."""
+        failing = [i for i, (u, c) in enumerate(zip(self.users, self.corrects))
+                   if u is not None and u.shape == c.shape and not _agrees(u, c)]  # fmt: skip
+        best = -math.inf
+        for variant in self.variants(code):
+            expected = self._expected(variant)
+            if expected is None:
+                continue
+            if not any(_differs(expected[i], self.corrects[i]) for i in failing):
+                return 1.0  # the probes do not show this mistake: the check's evidence stands
+            keeps = [~(~torch.isfinite(self.users[i]) & torch.isfinite(expected[i]) & torch.isfinite(self.corrects[i]))
+                     for i in failing]  # fmt: skip
+            before = sum(_distance(self.users[i], self.corrects[i], keep) for i, keep in zip(failing, keeps))
+            if before == 0:
+                return 1.0  # a NaN of the user's where both are finite says nothing about which is nearer
+            after = sum(_distance(self.users[i], expected[i], keep) for i, keep in zip(failing, keeps))
+            best = max(best, 1 - after / before)
+        return best
+
+    def still_explained(self, code: str, explanation: list) -> bool:
+        """Adding ``code``'s mistake to an explaining variant still explains the outputs (the probes cannot see it)."""
+        for variant in self.variants(code):
+            for base in explanation:
+                both = combine(base, variant)
+                if both is not None and self.explains(both):
+                    return True
         return False
-    separation = _separation(expected, corrects)
-    return all(_agrees(u, e, separation) for u, e in zip(users, expected)) and any(
-        _differs(e, c) for e, c in zip(expected, corrects)
-    )
 
 
-def matching_hypotheses(task, ctx: Context) -> list[str]:
-    probes = task.probes(ctx)
-    if not probes:
-        return []
-    users = [_safe_user(p, ctx) for p in probes]
-    if all(u is None for u in users):
-        return []
-    corrects = [p.expected(CORRECT) for p in probes]
-    hypotheses = list(task.hypotheses(ctx))
-    found: list[str] = []
-    for code, variant in hypotheses:
-        if code not in found and _explains(variant, probes, users, corrects):
-            found.append(code)
-    if found or all(u is not None and _agrees(u, c) for u, c in zip(users, corrects)):
-        return found  # one bug named, or outputs that are right (a rule or a mutation failed): no pair to find
-    for (code_a, a), (code_b, b) in combinations(hypotheses, 2):
-        if code_a == code_b or {code_a, code_b} <= set(found):
-            continue
-        both = combine(a, b)
-        if both is not None and both not in (a, b) and _explains(both, probes, users, corrects):
-            found += [c for c in (code_a, code_b) if c not in found]
-    return found
+def judge(checks: list[Check], task=None, ctx: Context | None = None) -> tuple[list[str], list[str]]:
+    """(confirmed codes, candidate codes); see the module docstring for which is which."""
+    if not any(c.status in FAILING for c in checks):
+        return [], []
+    from_checks = list(dict.fromkeys(code for c in checks for code in c.codes))
+    implies = {**IMPLIES, **getattr(task, "implies", {})} if task is not None else IMPLIES
+    evidence = Evidence(task, ctx) if task is not None and ctx is not None else None
+    if evidence is None or not evidence.usable:
+        return _consistent(_without_side_effects(from_checks, implies), {}), []
+    found, explanation = evidence.explaining()
+    modelled = {code for code, _ in evidence.hypotheses}
+    support = {code: math.inf for code in found}
+    for code in from_checks:
+        if code in found or code not in modelled:
+            support[code] = math.inf  # explained, or direct evidence with no hypothesis to test
+        elif explanation:
+            support[code] = 1.0 if evidence.still_explained(code, explanation) else -math.inf
+        else:
+            support[code] = evidence.gain(code)
+    codes = list(dict.fromkeys([*from_checks, *found]))
+    candidates = [c for c in codes if support[c] <= -AWAY]
+    confirmed = _consistent(_without_side_effects([c for c in codes if c not in candidates], implies), support)
+    candidates = [c for c in _without_side_effects(candidates, implies) if not _contradicts(c, confirmed)]
+    return confirmed, candidates
+
+
+def _without_side_effects(codes: list[str], implies: dict) -> list[str]:
+    side_effects = {effect for code in codes for effect in implies.get(code, ())}
+    return [c for c in codes if c not in side_effects]
+
+
+def _contradicts(code: str, others) -> bool:
+    return any(frozenset((code, o)) in CONTRADICTS for o in others)
+
+
+def _consistent(codes: list[str], support: dict) -> list[str]:
+    """Drop the less supported of two codes that contradict each other (the first on a tie)."""
+    kept: list[str] = []
+    for code in sorted(codes, key=lambda c: -support.get(c, 0.0)):
+        if not _contradicts(code, kept):
+            kept.append(code)
+    return [c for c in codes if c in kept]
+
+
+def diagnose_all(checks: list[Check], task=None, ctx: Context | None = None) -> tuple[list[Diagnosis], list[Diagnosis]]:
+    """(diagnosis, candidates): the confirmed codes and the possible ones, each explained."""
+    confirmed, candidates = judge(checks, task, ctx)
+    return explain(confirmed), explain(candidates)
 
 
 def diagnose(checks: list[Check], task=None, ctx: Context | None = None) -> list[Diagnosis]:
-    """Codes proven by individual checks, then hypotheses that explain the outputs; a check's code that
-    a confirmed hypothesis causes as a side effect (IMPLIES, or the task's ``implies``) is dropped."""
-    if not any(c.status in FAILING for c in checks):
-        return []
-    codes = [code for c in checks for code in c.codes]
-    if task is not None and ctx is not None:
-        implies = {**IMPLIES, **getattr(task, "implies", {})}
-        codes += matching_hypotheses(task, ctx)
-    else:
-        implies = IMPLIES
-    side_effects = {effect for code in codes for effect in implies.get(code, ())}
-    codes = [c for c in codes if c not in side_effects]
-    return explain(codes)
+    """The confirmed codes only: codes proven by checks and hypotheses that explain the outputs; a check's code
+    that a confirmed hypothesis causes as a side effect (IMPLIES, or the task's ``implies``) is dropped."""
+    return diagnose_all(checks, task, ctx)[0]

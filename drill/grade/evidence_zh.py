@@ -173,7 +173,15 @@ TABLE: list[tuple[str, str]] = [
     (r"scale \(absmax / (?P<n>\d+) per row\)", "`scale`（每行 `absmax / {n}`）"),
     (r"(?P<s>%S) (?P<d>b?float\d+)", "{s}，{d}"),
     (r"the cache is the latent (?P<C>\w+) (?P<s>%S)", "缓存的是潜变量 {C} {s}"),
-    (r"the cache is a tuple of (?P<n>\d+), not the latent (?P<C>\w+) (?P<s>%S)", "缓存是 {n} 个元素的元组，而不是潜变量 {C} {s}"),
+    (r"the cache is (?P<M>.+), not the latent (?P<C>\w+) (?P<s>%S)", "缓存是{M}，而不是潜变量 {C} {s}"),
+    (r"a tensor of shape (?P<s>%S)", "形状为 {s} 的张量"),
+    (r"a (?P<k>tuple|list|dict) of (?P<n>\d+) holding (?P<s>\[.*\])", "含 {n} 个元素的 `{k}`（形状 {s}）"),
+    ((r"the cache holds the latent (?P<C>\w+)'s values, but as (?P<M>.+), not as (?P<C2>\w+) (?P<s>%S): "
+      r"the contract's cache is c_kv \[B, P \+ n, d_latent\]"),
+     "缓存里确实是潜变量 {C} 的值，但存成了{M}，而不是 {C2} {s}：题目约定缓存就是 `c_kv [B, P + n, d_latent]`"),
+    ((r"the cache holds the latents of the last (?P<n>\d+) tokens only, not all (?P<m>\d+): "
+      r"new latents replace the cache instead of being appended"),
+     "缓存只留下了最后 {n} 个 token 的潜变量，而不是全部 {m} 个：新的潜变量替换了缓存，而不是追加在后面"),
     (r"K and V cached instead\?", "是不是缓存了 K 和 V？"),
     (r"kept set exact \((?P<a>\d+) of (?P<b>\d+) tokens\)", "保留的集合完全正确（{b} 个 token 中保留 {a} 个）"),
     (r"values", "数值"),
@@ -255,16 +263,18 @@ TABLE: list[tuple[str, str]] = [
     (r"projection ", "投影层"),
     (r"block ", " block "),
     (r"skipped: no reference without a recognised (?:projection )?layout", "跳过：层布局无法识别，没有可对照的参考实现"),
-    ((r"separate Linear layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj; "
+    ((r"separate Linear layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj; or wq, wk, wv with wo; "
+     r"or query, key, value with out or dense; or q, k, v with out, o or proj; "
      r"or one fused Linear\(d_model, 3\*d_model\) named qkv or c_attn \(split q, k, v\) "
-     r"with an output Linear named out, o_proj, out_proj, c_proj or W_o; "
+     r"with an output Linear named out, o_proj, out_proj, c_proj, W_o or proj; "
      r"or a ModuleList of four Linear\(d_model, d_model\) named linears \(q, k, v, out\)"),
-     ("分开的 `Linear` 层 `W_q`、`W_k`、`W_v` 加 `W_o`；或 q_proj、k_proj、v_proj 加 o_proj 或 out_proj；"
-     "或一个融合的 `Linear(d_model, 3*d_model)`，名为 `qkv` 或 c_attn（拆成 q、k、v），输出层是名为 `out`、o_proj、out_proj、c_proj 或 `W_o` "
+     ("分开的 `Linear` 层 `W_q`、`W_k`、`W_v` 加 `W_o`；或 q_proj、k_proj、v_proj 加 o_proj 或 out_proj；或 wq、wk、wv 加 wo；"
+     "或 `query`、`key`、`value` 加 `out` 或 `dense`；或 q、k、v 加 `out`、o 或 `proj`；"
+     "或一个融合的 `Linear(d_model, 3*d_model)`，名为 `qkv` 或 c_attn（拆成 q、k、v），输出层是名为 `out`、o_proj、out_proj、c_proj、`W_o` 或 `proj` "
      "的 `Linear`；或名为 `linears` 的 `ModuleList`，由四个 `Linear(d_model, d_model)` 组成（q、k、v、`out`）")),
-    ((r"separate Linear layers q_proj, k_proj, v_proj with o_proj or out_proj, or W_q, W_k, W_v with W_o \(bias optional\); "
+    ((r"separate Linear layers q_proj, k_proj, v_proj with o_proj or out_proj, W_q, W_k, W_v with W_o, or wq, wk, wv with wo \(bias optional\); "
      r"q_proj and o_proj are d_model x d_model, k_proj and v_proj d_model -> n_kv_heads \* head_dim"),
-     ("分开的 `Linear` 层 q_proj、k_proj、v_proj 加 o_proj 或 out_proj，或 `W_q`、`W_k`、`W_v` 加 `W_o`（`bias` 可有可无）；"
+     ("分开的 `Linear` 层 q_proj、k_proj、v_proj 加 o_proj 或 out_proj，`W_q`、`W_k`、`W_v` 加 `W_o`，或 wq、wk、wv 加 wo（`bias` 可有可无）；"
      "q_proj 和 o_proj 为 d_model × d_model，k_proj 和 v_proj 为 d_model -> n_kv_heads * head_dim")),
     ((r"nn\.Linear layers W_q \(d_model -> d_model\), W_dkv \(d_model -> d_latent\), W_uk and W_uv \(d_latent -> d_model\) "
      r"and W_o \(d_model -> d_model\), bias optional"),
@@ -334,6 +344,12 @@ TABLE: list[tuple[str, str]] = [
     (r"at init the output is base\(x\) exactly \(B = 0\), A random \((?P<d>\w+)\)", "初始化时输出恰好是 base(x)（B = 0），A 为随机值（{d}）"),
     (r"with every expert identical, y = expert\(x\) for every token: the weights sum to 1 \((?P<d>\w+)\)",
      "所有专家都相同时，每个 token 的 y = expert(x)：权重之和为 1（{d}）"),
+    (r"with every expert identical, y = expert\(x\) for every token to (?P<n>%N): the weights sum to 1",
+     "所有专家都相同时，每个 token 的 y 与 expert(x) 相差不超过 {n}：权重之和为 1"),
+    (r"computed in float32 within a float64 check: judged at float32, the precision the code chose \((?P<C>.+)\)",
+     "在 float64 检查里用 float32 计算（{C}）：按代码自己选的精度 float32 判定"),
+    (r"computed in float32 within a float64 check: judged at float32, the precision the code chose",
+     "在 float64 检查里用 float32 计算：按代码自己选的精度 float32 判定"),
     (r"all-zero gradients stay zero, total_norm (?P<n>%N)", "全零梯度仍为零，total_norm 为 {n}"),
     (r"grad unchanged by each of (?P<n>\d+) calls, bit for bit", "{n} 次调用都没有改动 `grad`，逐位相同"),
     (r"every grad unchanged, bit for bit", "所有 `grad` 都没有变，逐位相同"),
@@ -435,6 +451,10 @@ TABLE: list[tuple[str, str]] = [
     (r"a constant row (?P<i>%S) gives (?P<s>%S), expected the bias \(error (?P<e>%N)\)", "常数行 {i} 输出 {s}，应为 `bias`（误差 {e}）"),
     (r"while the same rows shifted to mean ~0 pass: the variance loses its digits to cancellation",
      "而把同样的行平移到均值 ~0 就能通过：方差在相减抵消时丢了有效数字"),
+    (r"while the same rows shifted to mean ~0 are explained by (?P<C>[\w-]+) alone: the variance loses its digits to cancellation",
+     "而把同样的行平移到均值 ~0 后，单用 {C} 就能解释：方差在相减抵消时丢了有效数字"),
+    (r"a non-finite output at (?P<at>%S)", "{at} 处输出非有限值"),
+    (r"the values are right: the result is not cast back", "数值是对的：只是结果没有转回输入的 dtype"),
     (r"the same values in (?P<d>\w+) pass: the statistics are computed in (?P<e>\w+) \(x² above (?P<n>\d+) is inf\)",
      "同样的值用 {d} 就能通过：统计量是用 {e} 算的（x² 超过 {n} 就成了 inf）"),
     ((r"rows with offsets (?P<l>[-+\d., ]+?) \((?P<d>\w+)\): the (?P<r>%N) row comes out as \[nan, nan, nan\]\.\.\.: "
@@ -668,6 +688,23 @@ TABLE: list[tuple[str, str]] = [
     (r"the machine's memory", "这台机器的内存已用完"),
     (r"your code left (?P<n>\d+) process(?:es)? running \((?P<C>.+)\); drill killed (?:them|it) at the end of the grade",
      "你的代码留下了 {n} 个仍在运行的进程（{C}）；评分结束时 drill 已将其杀掉"),
+    (r"(?P<M>.+) give a non-finite output at (?P<at>%S), as ordinary logits do: not an overflow \(a query with no allowed key gives NaN\)",
+     "{M}：{at} 处输出非有限值，普通大小的 logits 也一样：不是溢出（没有任何可见 key 的 query 会得到 NaN）"),
+    (r"q(?P<i>%S) is (?P<q>%N) for w = (?P<w>%N): w / scale rounded to (?P<n>%N) and q kept it; clamp to \[-127, 127\] \(the int8 range \[-128, 127\] is not symmetric\)",
+     "w = {w} 时 q{i} 为 {q}：`w / scale` 舍入为 {n}，q 保留了它；应 `clamp` 到 [-127, 127]（int8 的范围 [-128, 127] 不对称）"),
+    ((r"row (?P<r>\d+)'s largest weight (?P<w>%N) \(column (?P<c>\d+)\) has q = (?P<q>%N), not (?P<e>%N): w / scale is (?P<k>%N) up to a rounding "
+      r"difference \((?P<x>%N) with your scale\); computed just short of (?P<k2>%N), truncation takes it to (?P<t>%N) where rounding gives (?P<k3>%N)"),
+     "第 {r} 行绝对值最大的权重 {w}（第 {c} 列）的 q = {q}，不是 {e}：`w / scale` 与 {k} 只差一个舍入误差（用你的 `scale` 算出 {x}）；"
+     "算出的值差一点才到 {k2}，截断得到 {t}，四舍五入才得到 {k3}"),
+    (r"q in \[-127, 127\], every other row's absmax at ±127 \(exact\)", "q 在 [-127, 127] 内，其余每行绝对值最大的元素都映射到 ±127（精确）"),
+    ((r"note: row (?P<r>\d+) \(absmax (?P<a>%N)\) has scale (?P<s>%N), an epsilon guard's floor instead of absmax / 127, so its q is 0: "
+      r"accepted, the contract does not ask for rows this small"),
+     "注意：第 {r} 行（绝对值最大为 {a}）的 `scale` 为 {s}，是防除零的 `eps` 设下的下限，而不是 `absmax / 127`，所以它的 q 为 0：可以接受，题目并不要求处理这么小的行"),
+    (r"tokens (?P<s>%S) \(finished with eos\), score (?P<v>%N), within (?P<a>%N): a (?P<d>\w+) score, judged at the precision it was computed in",
+     "token {s}（以 `eos` 结束），得分 {v}，误差在 {a} 以内：这是 {d} 的得分，按它计算时的精度评判"),
+    (r"tokens (?P<s>%S) \(still live at max_len\), score (?P<v>%N), within (?P<a>%N): a (?P<d>\w+) score, judged at the precision it was computed in",
+     "token {s}（到 max_len 仍未结束），得分 {v}，误差在 {a} 以内：这是 {d} 的得分，按它计算时的精度评判"),
+    (r"a (?P<d>\w+) score, judged at (?P<e>\w+): allowed (?P<a>%N)", "{d} 的得分，按 {e} 精度评判：允许 {a}"),
 ]
 # fmt: on
 OPEN, CLOSE = "([{", ")]}"

@@ -14,16 +14,19 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-SEPARATE = (("W_q", "W_k", "W_v"), ("q_proj", "k_proj", "v_proj"))
-SEPARATE_OUT = {("W_q", "W_k", "W_v"): ("W_o",), ("q_proj", "k_proj", "v_proj"): ("o_proj", "out_proj")}
+# wq: Meta's llama, Mistral, llama2.c; query/key/value: BERT; q/k/v: what candidates write on a whiteboard
+SEPARATE = (("W_q", "W_k", "W_v"), ("q_proj", "k_proj", "v_proj"), ("wq", "wk", "wv"), ("query", "key", "value"), ("q", "k", "v"))
+SEPARATE_OUT = {("W_q", "W_k", "W_v"): ("W_o",), ("q_proj", "k_proj", "v_proj"): ("o_proj", "out_proj"), ("wq", "wk", "wv"): ("wo",),
+                ("query", "key", "value"): ("out", "dense"), ("q", "k", "v"): ("out", "o", "proj")}  # fmt: skip
 FUSED = ("qkv", "c_attn")
-FUSED_OUT = ("out", "o_proj", "out_proj", "c_proj", "W_o")
+FUSED_OUT = ("out", "o_proj", "out_proj", "c_proj", "W_o", "proj")  # proj: timm's ViT attention
 LISTED = ("linears",)  # the Annotated Transformer: clones(nn.Linear(d_model, d_model), 4) = q, k, v, out
 
 ACCEPTED = (
-    "separate Linear layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj; "
+    "separate Linear layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj; or wq, wk, wv with wo; "
+    "or query, key, value with out or dense; or q, k, v with out, o or proj; "
     "or one fused Linear(d_model, 3*d_model) named qkv or c_attn (split q, k, v) "
-    "with an output Linear named out, o_proj, out_proj, c_proj or W_o; "
+    "with an output Linear named out, o_proj, out_proj, c_proj, W_o or proj; "
     "or a ModuleList of four Linear(d_model, d_model) named linears (q, k, v, out)"
 )
 

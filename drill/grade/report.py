@@ -76,7 +76,8 @@ class Report:
     task: str
     device: str
     checks: list[Check] = field(default_factory=list)
-    diagnosis: list[Diagnosis] = field(default_factory=list)
+    diagnosis: list[Diagnosis] = field(default_factory=list)  # confirmed: stored, counted, used to schedule
+    candidates: list[Diagnosis] = field(default_factory=list)  # possible only: shown as "possibly", never counted
     duration_s: float = 0.0
     trace: list[dict] | None = None  # --trace: one row per op called from the user's file (drill.grade.tracing)
     first_divergence: dict | None = None  # the line where the user's tensors leave the reference
@@ -95,6 +96,7 @@ class Report:
             "passed": self.passed,
             "checks": [c.to_dict() for c in self.checks],
             "diagnosis": [d.to_dict() for d in self.diagnosis],
+            **({"candidates": [d.to_dict() for d in self.candidates]} if self.candidates else {}),
             "duration_s": round(self.duration_s, 3),
             **({"seed": self.seed} if self.seed is not None else {}),
             **({"trace": self.trace} if self.trace is not None else {}),
@@ -115,6 +117,7 @@ class Report:
                  and isinstance(data.get("checks"), list) and isinstance(data.get("diagnosis"), list), "a report")  # fmt: skip
         duration, seed = data.get("duration_s", 0.0), data.get("seed")
         _require(type(duration) in (int, float) and math.isfinite(duration) and (seed is None or type(seed) is int), "a report's numbers")
+        _require(isinstance(data.get("candidates", []), list), "a report's candidates")
         trace, divergence, pictures = data.get("trace"), data.get("first_divergence"), data.get("pictures", [])
         _require((trace is None or isinstance(trace, list) and all(isinstance(r, dict) for r in trace))
                  and (divergence is None or isinstance(divergence, dict))
@@ -124,6 +127,7 @@ class Report:
             device=data["device"],
             checks=[Check.from_dict(c) for c in data["checks"]],
             diagnosis=[Diagnosis.from_dict(d) for d in data["diagnosis"]],
+            candidates=[Diagnosis.from_dict(d) for d in data.get("candidates", [])],
             duration_s=float(duration),
             trace=trace,
             first_divergence=divergence,

@@ -31,16 +31,22 @@ WORDS = {  # the report's frame; check ids stay as the grader wrote them, the ev
     "columns": (("status", "check", "category", "evidence"), ("状态", "检查项", "类别", "证据")),
     "diagnosis": ("diagnosis", "诊断"),
     "fix": ("fix:", "改法："),
+    "possibly": ("possibly {code}", "可能是 {code}"),
     "no_code": ("No single classic mistake explains the failures; read the evidence above.", "没有哪个典型错误能解释这些失败；请看上面的证据。"),
     "passed": ("PASSED", "通过"),
+    "starting": ("starting the grader (import torch)", "正在启动评分器（导入 torch）"),
+    "grading": ("grading {task} on {device}", "正在 {device} 上评测 {task}"),
+    "checked": ("checked {check}", "已检查 {check}"),
     "failed": ("FAILED", "未通过"),
 }
 
 
 @contextmanager
-def progress(enabled: bool) -> Iterator[Callable[[dict], None]]:
-    """Yield an ``on_event`` callback that advances a progress bar on stderr (a no-op when disabled)."""
-    if not enabled:
+def progress(enabled: bool, lang: str = "en") -> Iterator[Callable[[dict], None]]:
+    """Yield an ``on_event`` callback that advances a progress bar on stderr: a no-op when disabled or when stderr
+    is no terminal (a transient bar there would only leave an empty line)."""
+    zh = lang == "zh"
+    if not enabled or not err.is_terminal:
         yield lambda event: None
         return
     bar = Progress(
@@ -52,13 +58,13 @@ def progress(enabled: bool) -> Iterator[Callable[[dict], None]]:
         transient=True,
     )
     with bar:
-        task = bar.add_task("starting the grader (import torch)", total=None)
+        task = bar.add_task(WORDS["starting"][zh], total=None)
 
         def on_event(event: dict) -> None:
             if event.get("event") == "start":
-                bar.update(task, total=event["total"], description=f"grading {event['task']} on {event['device']}")
+                bar.update(task, total=event["total"], description=WORDS["grading"][zh].format(task=event["task"], device=event["device"]))
             elif event.get("event") == "check":
-                bar.update(task, advance=1, description=f"checked {event['check']['id']}")
+                bar.update(task, advance=1, description=WORDS["checked"][zh].format(check=event["check"]["id"]))
 
         yield on_event
 
@@ -87,11 +93,14 @@ def print_report(report: Report, as_json: bool, lang: str = "en") -> None:
     for picture in report.pictures:
         for line in trace_view.picture_lines(picture, lang):
             out.print(line, no_wrap=True)
-    if report.diagnosis:
+    if report.diagnosis or report.candidates:
         lines = [f"[bold]{escape(trace_view.where(report.first_divergence, lang))}[/]"] if report.first_divergence else []
         for d in report.diagnosis:
             message, fix = d.text(lang)
             lines.append(f"[bold red]{d.code}[/]  {escape(message)}\n   [green]{WORDS['fix'][zh]}[/] {escape(fix)}")
+        for d in report.candidates:  # not confirmed by the outputs: never stored or counted
+            message, fix = d.text(lang)
+            lines.append(f"[yellow]{WORDS['possibly'][zh].format(code=d.code)}[/]  {escape(message)}\n   [green]{WORDS['fix'][zh]}[/] {escape(fix)}")
         out.print(Panel("\n".join(lines), title=WORDS["diagnosis"][zh], title_align="left", border_style="red"))
     elif not report.passed:
         if report.first_divergence and report.trace is None:

@@ -114,3 +114,21 @@ def test_a_fresh_seed_at_every_grade_printed_and_reproduced_by_seed():
     text = runner.invoke(app, ["grade", BROKEN]).stdout
     seed = int(text.rsplit("seed ", 1)[1].split(")")[0])
     assert seed != first["seed"]  # a collision has odds of one in a million
+
+
+def test_progress_in_a_terminal_speaks_the_language_and_a_pipe_gets_no_stray_line(tmp_path):
+    """In a terminal the transient progress line is in --lang's language; piped, stderr holds only the error."""
+    import os
+
+    import pexpect
+
+    env = {**os.environ, "DRILL_HOME": str(tmp_path), "TERM": "xterm", "COLUMNS": "120"}
+    child = pexpect.spawn(sys.executable, ["-m", "drill", "grade", CORRECT, "--lang", "zh", "--seed", "1"], env=env,
+                          encoding="utf-8", timeout=120, dimensions=(40, 120))  # fmt: skip
+    child.expect("正在启动评分器")
+    child.expect("通过")
+    child.expect(pexpect.EOF)
+    assert "starting the grader" not in child.before
+    missing = subprocess.run([sys.executable, "-m", "drill", "grade", str(tmp_path / "none.py")], capture_output=True, text=True,
+                             env={**env, "LANG": "C.UTF-8"}, timeout=60)  # fmt: skip
+    assert missing.returncode == 2 and missing.stderr == f"error: {tmp_path / 'none.py'}: no such file\n"

@@ -19,7 +19,8 @@ P = "POSITIONAL_OR_KEYWORD"
     ("init", "expected"),
     [
         ([("d_model", P, False), ("n_heads", P, False)], ((12, 3), {}, "contract")),
-        ([("h", P, False), ("d_model", P, False), ("dropout", P, True)], ((), {"h": 3, "d_model": 12, "dropout": 0.0}, "by name")),
+        ([("h", P, False), ("d_model", P, False), ("dropout", P, True)], ((), {"h": 3, "d_model": 12}, "by name")),  # default kept
+        ([("h", P, False), ("d_model", P, False), ("dropout", P, False)], ((), {"h": 3, "d_model": 12, "dropout": 0.0}, "by name")),
         ([("embed_dim", P, False), ("num_heads", P, False)], ((12, 3), {}, "contract")),
         ([("num_heads", P, False), ("embed_dim", P, False)], ((), {"num_heads": 3, "embed_dim": 12}, "by name")),
         ([("a", P, False), ("b", P, False)], ((12, 3), {}, "contract")),  # names drill cannot read: the contract's order

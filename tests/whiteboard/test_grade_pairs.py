@@ -3,11 +3,14 @@ effects (a wrong shape, a NaN, two calls that differ) bring no second, unrelated
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from drill.grade.battery import run_battery
 from drill.grade.diagnose import combine
 from drill.grade.reference import Variant
+from drill.grade.tasks import detect
 from whiteboard_impls import IMPLS, mutant
 
 PAIRS = sorted((IMPLS / "pairs").glob("*.py"))
@@ -15,9 +18,16 @@ PAIRS = sorted((IMPLS / "pairs").glob("*.py"))
 
 @pytest.mark.parametrize("path", PAIRS, ids=lambda p: p.stem)
 def test_two_bugs_are_both_named(path):
+    """``<code1>+<code2>[__<style>].py``: both codes confirmed, nothing else, not even as a candidate."""
     report = run_battery(path)
     assert not report.passed
-    assert sorted(d.code for d in report.diagnosis) == sorted(path.stem.split("+"))
+    assert sorted(d.code for d in report.diagnosis) == sorted(path.stem.split("__")[0].split("+"))
+    assert report.candidates == []
+
+
+def test_the_pair_suite_spans_ten_tasks():
+    tasks = {detect(n.name for n in ast.parse(path.read_text()).body if hasattr(n, "name")).name for path in PAIRS}
+    assert len(tasks) >= 10, tasks
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ ROLE_NAMES = {
     "d_ff": ("d_ff", "ff_dim", "intermediate_size", "dim_feedforward", "ffn_dim", "d_mlp", "mlp_dim", "d_inner", "n_inner",
              "hidden_dim", "d_hidden", "ff_hidden", "ffn_hidden"),
 }  # fmt: skip
+# Dropout arguments: set to 0 only when required (the call cannot be made without them).
 OFF = ("dropout", "p", "attn_dropout", "dropout_p", "attn_pdrop", "resid_pdrop", "pdrop", "dropout_rate", "attention_dropout",
        "resid_dropout", "drop", "drop_p", "p_drop")  # fmt: skip
 CONFIG_NAMES = ("config", "cfg", "conf", "args", "params", "hparams", "model_args", "configs", "c", "opt", "hp")
@@ -102,8 +103,8 @@ def plan(init_params, forward_params, values: dict) -> Plan:
             kwargs[name], used = values[role], used | {role}
         elif role == "max_seq_len" and not has_default and kind != "POSITIONAL_ONLY":
             kwargs[name], extra = 16, True
-        elif name.lower() in OFF and kind != "POSITIONAL_ONLY":
-            kwargs[name], extra = 0.0, True
+        elif name.lower() in OFF and not has_default and kind != "POSITIONAL_ONLY":
+            kwargs[name], extra = 0.0, True  # a default is left alone: dropout applied in eval mode must still show
         elif not has_default:
             return Plan(contract, {}, "contract", qkv)  # a required argument drill cannot name: the contract's order
     in_order = [role_of(p[0]) for p in params[: len(values)]] == list(values)

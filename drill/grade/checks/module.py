@@ -107,6 +107,7 @@ PROJECTION_HYPOTHESES = (
     ("scale-by-d-model", Variant(scale="sqrt-model")),
     ("scale-by-d-model", Variant(scale="model")),
     ("softmax-wrong-dim", Variant(softmax_dim=-2)),
+    ("softmax-wrong-dim", Variant(softmax_dim=1)),  # hard-coded for [B, T, T]: over the heads of [B, H, T, T]
     ("heads-split-without-transpose", Variant(split=False)),
     ("heads-merge-without-transpose", Variant(merge=False)),
     ("missing-output-projection", Variant(out_proj=False)),
@@ -308,8 +309,9 @@ class ModuleTask:
         params = built.params(torch.float64)
         q, k, _ = built.layout.project_qkv(x, params)
         typical = (q @ k.transpose(-2, -1)).abs().max().item() / BASE[3] ** 0.5
-        x = x * (2000 / max(typical, 1e-6)) ** 0.5  # logits grow with the square of x
-        return large_logits_verdict(self.forward(ctx, built.module, x), self.reference(built, x, None, torch.float64))
+        big = x * (2000 / max(typical, 1e-6)) ** 0.5  # logits grow with the square of x
+        truth = self.reference(built, big, None, torch.float64)
+        return large_logits_verdict(self.forward(ctx, built.module, big), truth, lambda: self.forward(ctx, built.module, x))
 
     def varying_length_check(self, ctx: Context):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2])

@@ -22,7 +22,9 @@ from drill.grade.context import CheckDef, Context, outcome
 
 @dataclass(frozen=True)
 class AlibiVariant:
-    slopes: str = "paper"  # paper | reversed | naive (2^(-8h/H) for any H) | sorted | next-pow2 (first H of 2^ceil) | from-one (h = 0..H-1)
+    slopes: str = "paper"  # paper | reversed | naive (2^(-8h/H) for any H) | sorted | next-pow2 (first H of 2^ceil)
+    #                        odd (the rest from every other slope of 2n heads, starting at the 2nd)
+    first: int = 1  # the exponent h of the first head in 2^(-8h/n): 0 or 2 is the off-by-one, under any rule above
     sign: int = -1  # +1: the bias rewards distance
     distance: str = "relative"  # relative |i - j| | key: -m * j (the key's absolute position) | key-plus: +m * j
     scale: str = "sqrt"  # sqrt | none | d
@@ -32,23 +34,22 @@ class AlibiVariant:
 CORRECT = AlibiVariant()
 
 
-def _geometric(n: int) -> list[float]:
+def _geometric(n: int, first: int) -> list[float]:
     start = 2.0 ** (-8.0 / n)
-    return [start ** (h + 1) for h in range(n)]
+    return [start ** (h + first) for h in range(n)]
 
 
-def alibi_slopes(n: int, rule: str = "paper") -> list[float]:
-    """The head slopes, by the paper's rule or one of the classic mistakes."""
-    if rule == "from-one":
-        return [2.0 ** (-8.0 * h / n) for h in range(n)]
+def alibi_slopes(n: int, rule: str = "paper", first: int = 1) -> list[float]:
+    """The head slopes, by the paper's rule or one of the classic mistakes (``first``: the base's off-by-one)."""
     if rule == "naive" or math.log2(n).is_integer():
-        slopes = _geometric(n)
+        slopes = _geometric(n, first)
     else:
         closest = 2 ** math.floor(math.log2(n))
         if rule == "next-pow2":
-            slopes = _geometric(2 * closest)[:n]
+            slopes = _geometric(2 * closest, first)[:n]
         else:
-            slopes = _geometric(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
+            rest = alibi_slopes(2 * closest, first=first)[int(rule == "odd") :: 2]
+            slopes = _geometric(closest, first) + rest[: n - closest]
         if rule == "sorted":
             slopes = sorted(slopes, reverse=True)
     return slopes[::-1] if rule == "reversed" else slopes
@@ -59,7 +60,7 @@ def reference(q, k, v, causal: bool, variant=CORRECT, dtype=torch.float64):
     variant = variant if isinstance(variant, AlibiVariant) else CORRECT  # the engine's baseline: the correct one
     q, k, v = (t.to(dtype) for t in (q, k, v))
     h, t, d = q.shape[-3:]
-    m = torch.tensor(alibi_slopes(h, variant.slopes), dtype=dtype, device=q.device)[:, None, None]
+    m = torch.tensor(alibi_slopes(h, variant.slopes, variant.first), dtype=dtype, device=q.device)[:, None, None]
     i = torch.arange(t, device=q.device)[:, None]
     j = torch.arange(t, device=q.device)[None, :]
     distance = {"relative": (i - j).abs(), "key": j.expand(t, t), "key-plus": -j.expand(t, t)}[variant.distance].to(dtype)
@@ -177,8 +178,8 @@ def future_leak_check(ctx: Context):
 
 def large_logits_check(ctx: Context):
     q, k, v = qkv(ctx, 2, 4, 9, 8, 6, 400)
-    q, k = 31.6 * q, 31.6 * k
-    return large_logits_verdict(run(ctx, q, k, v, True), reference(q, k, v, True))
+    big_q, big_k = 31.6 * q, 31.6 * k
+    return large_logits_verdict(run(ctx, big_q, big_k, v, True), reference(big_q, big_k, v, True), lambda: run(ctx, q, k, v, True))
 
 
 def varying_check(ctx: Context):
@@ -252,7 +253,11 @@ class AlibiTask:
             ("alibi-slopes-non-power-of-two", AlibiVariant(slopes="naive")),
             ("alibi-slopes-non-power-of-two", AlibiVariant(slopes="sorted")),
             ("alibi-slopes-non-power-of-two", AlibiVariant(slopes="next-pow2")),
-            ("alibi-slopes-off-by-one", AlibiVariant(slopes="from-one")),
+            ("alibi-slopes-non-power-of-two", AlibiVariant(slopes="odd")),
+            # The base off by one, whether written for every H or inside the paper's rule for other head counts.
+            ("alibi-slopes-off-by-one", AlibiVariant(slopes="naive", first=0)),
+            ("alibi-slopes-off-by-one", AlibiVariant(first=0)),
+            ("alibi-slopes-off-by-one", AlibiVariant(first=2)),
             ("alibi-positive-bias", AlibiVariant(sign=1)),
             ("alibi-absolute-distance", AlibiVariant(distance="key")),
             ("alibi-absolute-distance", AlibiVariant(distance="key-plus")),

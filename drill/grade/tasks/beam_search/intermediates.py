@@ -18,6 +18,7 @@ from drill.grade.user.wire import StepTable
 
 VOCAB, BEAM, MAX_LEN, BOS, EOS = 6, 3, 4, 0, 1
 SEED, EOS_BIAS = 2, 1.0  # the first seed from 0 whose model has all of the above
+FLOAT32 = 1e-5  # scores carried in float32 (torch.zeros(1) as the beam's scores) are the same steps at their precision
 WORDS = {"log-probs": " log-probs", "candidate totals": "候选总分", "kept totals": "保留的总分", "kept indices": "保留的展平下标",
          "finished": "已完成的假设", "live beams": "仍在扩展的 beam", "live prefixes": "仍在扩展的前缀", "live scores": "仍在扩展的分数"}  # fmt: skip
 
@@ -96,4 +97,5 @@ def chinese(steps) -> dict[str, str]:
 def case(ctx) -> ValueCase:
     m = model()
     steps = search(m)
-    return ValueCase(ctx.entry, (StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len), steps, zh=chinese(steps))
+    return ValueCase(ctx.entry, (StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len), steps, zh=chinese(steps),
+                     rel=FLOAT32)

@@ -5,7 +5,8 @@ judge sends a seeded toy model as its table (wire.StepTable) and the user side b
 from it (drill.grade.user.toys). The judge runs exact beam search on the same float64 model. Its
 seeds are chosen so that every choice the correct search makes (the beam_size-th candidate against
 the next, the best final hypothesis against the runner-up) wins by at least MARGIN, so the tokens
-are compared exactly and the score to float64 rounding.
+are compared exactly and the score at its own precision: to float64 rounding, or by the tolerance rule
+at float32 for a float32 score (a 0-d tensor, or ``.item()`` of one).
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from itertools import chain, combinations
 
 import torch
 
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.tolerance import judge
 from drill.grade.user.toys import log_probs
 from drill.grade.user.wire import StepTable
 
@@ -27,8 +30,23 @@ SCORE_TOLERANCE = 1e-9
 @dataclass(frozen=True)
 class Variant:
     score: str = "total"  # total | last (each hypothesis scored by its last step's log-prob only)
-    finished: str = "leave"  # leave (correct) | expand (eos extended like any token) | drop (never returned)
+    # leave (correct) | expand (eos extended like any token) | drop (never returned) | drop-last (those finishing on
+    # the last step are lost: retired at the start of a next step that never comes, or "cut off at max_len")
+    finished: str = "leave"
     copies: bool = False  # the beam starts as beam_size copies of [bos]
+    length: str = ""  # the final pick by a length-normalised score: mean (total / tokens), bos (total / (tokens + 1)), gnmt
+    normalised: bool = False  # with ``length``: the score returned is the normalised one, not the total
+
+
+def length_key(total: float, tokens: int, length: str) -> float:
+    """The score a length-normalised search ranks its final hypotheses by (``tokens`` without bos)."""
+    if length == "mean":
+        return total / max(tokens, 1)
+    if length == "bos":  # Hugging Face's length_penalty=1 over the whole sequence, bos included
+        return total / (tokens + 1)
+    if length == "gnmt":  # Wu et al. 2016: ((5 + |y|) / 6) ** 0.6
+        return total / ((5 + tokens) / 6) ** 0.6
+    return total
 
 
 @dataclass(frozen=True)
@@ -40,13 +58,13 @@ class Model:
     max_len: int
 
 
-@lru_cache(maxsize=256)  # a model is checked, probed and explained with the same searches
+@lru_cache(maxsize=1024)  # a model is checked, probed and explained with the same searches (and their pairs)
 def beam_reference(m: Model, variant: Variant = Variant()):
     """(tokens, score, margin): the search the contract defines, and the smallest margin of its choices."""
     beams = [([m.bos], 0.0)] * (m.beam if variant.copies else 1)
     finished: list[tuple[list[int], float]] = []
     closest = math.inf
-    for _ in range(m.max_len):
+    for step in range(m.max_len):
         if not beams:
             break
         logp = log_probs(m.table, torch.tensor([seq for seq, _ in beams]))  # [N, V]
@@ -61,17 +79,19 @@ def beam_reference(m: Model, variant: Variant = Variant()):
         for total, i, v in candidates[: m.beam]:
             seq = beams[i][0] + [v]
             if v == m.eos and variant.finished != "expand":
-                if variant.finished == "leave":
+                if variant.finished == "leave" or (variant.finished == "drop-last" and step < m.max_len - 1):
                     finished.append((seq, total))
             else:
                 survivors.append((seq, total))
         beams = survivors
-    pool = sorted(finished + beams, key=lambda h: -h[1])
+    keyed = [(length_key(total, len(seq) - 1, variant.length), seq, total) for seq, total in finished + beams]
+    pool = sorted(keyed, key=lambda h: -h[0])
     if not pool:
         return [], -math.inf, closest
     if len(pool) > 1:
-        closest = min(closest, pool[0][1] - pool[1][1])
-    return pool[0][0][1:], pool[0][1], closest
+        closest = min(closest, pool[0][0] - pool[1][0])
+    key, seq, total = pool[0]
+    return seq[1:], key if variant.normalised else total, closest
 
 
 def make_model(ctx: Context, offset: int, vocab: int, beam: int, max_len: int, bos=0, eos=1, eos_bias=0.0, scale=1.5) -> Model:
@@ -100,7 +120,8 @@ def drawn_model(ctx: Context) -> Model:
 
 
 def result_of(value, vocab: int):
-    """(tokens, score) from what the user returned."""
+    """(tokens, score, precision) from what the user returned: the score's own precision is a tensor's dtype, or
+    float32 for a Python float that is exactly a float32 (``.item()`` of a float32 sum), else float64."""
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
         raise WrongShape(f"returned {type(value).__name__}, expected a pair (tokens, score)")
     tokens, score = value
@@ -110,35 +131,67 @@ def result_of(value, vocab: int):
         tokens = tokens.tolist()
     if not (isinstance(tokens, (list, tuple)) and all(type(t) is int for t in tokens)):
         raise WrongShape(f"tokens is {type(tokens).__name__}, expected a list (or 1-D int tensor) of token ids")
+    precision = torch.float64
     if isinstance(score, torch.Tensor):
         if score.numel() != 1:
             raise WrongShape(f"score is a tensor of shape {list(score.shape)}, expected one number")
+        precision = score.dtype if score.dtype.is_floating_point else torch.float64
         score = score.item()
     if isinstance(score, bool) or not isinstance(score, (int, float)):
         raise WrongShape(f"score is {type(score).__name__}, expected a number (the total log-prob)")
     bad = [t for t in tokens if not 0 <= t < vocab]
     if bad:
         raise WrongShape(f"tokens holds {bad[0]}, outside the vocabulary 0..{vocab - 1}")
-    return list(tokens), float(score)
+    score = float(score)
+    if precision == torch.float64 and math.isfinite(score) and torch.tensor(score, dtype=torch.float32).item() == score:
+        precision = torch.float32
+    return list(tokens), score, precision
 
 
 def run(ctx: Context, m: Model):
+    """(tokens, score, the score's precision)."""
     value = ctx.call(ctx.entry, StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len)  # a copy: changes come back
     return result_of(value, m.table.shape[-1])
 
 
-def sequence_score(m: Model, tokens: list[int]) -> float:
-    """The total log-prob of bos + tokens under the toy model."""
-    seq, total = [m.bos], 0.0
+def sequence_score(m: Model, tokens: list[int], dtype=torch.float64) -> float:
+    """The total log-prob of bos + tokens under the toy model, summed step by step in ``dtype``."""
+    seq, total = [m.bos], torch.zeros((), dtype=dtype)
     for t in tokens:
-        total += log_probs(m.table, torch.tensor([seq]))[0, t].item()
+        total = total + log_probs(m.table, torch.tensor([seq]))[0, t].to(dtype)
         seq.append(t)
-    return total
+    return total.item()
+
+
+def distinct(a: float, b: float) -> tuple[str, str]:
+    """Two different numbers printed to the same digits (6 at least), enough that they read differently."""
+    for digits in range(6, 18):
+        x, y = f"{a:#.{digits}g}", f"{b:#.{digits}g}"  # "#": trailing zeros kept, both the same length
+        if x != y:
+            return x, y
+    return repr(a), repr(b)
+
+
+def score_check(m: Model, where: str, got: list[int], score: float, precision, want: float):
+    """The score against the float64 total; one in a lower precision by the tolerance rule at that precision."""
+    if precision == torch.float64:
+        ok, allowed = abs(score - want) <= SCORE_TOLERANCE * max(1.0, abs(want)), None
+    else:
+        verdict = judge(torch.tensor([score]), torch.tensor([want]), torch.tensor([sequence_score(m, got, precision)], dtype=precision))
+        ok, allowed = verdict.ok, verdict.allowed
+    at = "" if allowed is None else f" (a {str(precision)[6:]} score, judged at {str(precision)[6:]}: allowed {allowed:.2g})"
+    if not ok:
+        mine, theirs = distinct(score, want)
+        return outcome("fail", f"{where}: tokens {got} are right but the score is {mine}, "
+                               f"expected their total log-prob {theirs}{at}")  # fmt: skip
+    ended = "finished with eos" if got and got[-1] == m.eos else "still live at max_len"
+    return outcome("pass", f"{where}: tokens {got} ({ended}), score {score:.4f}, " + ("exact" if allowed is None else
+                   f"within {allowed:.2g}: a {str(precision)[6:]} score, judged at the precision it was computed in"))  # fmt: skip
 
 
 def search_check(ctx: Context, m: Model, drawn: bool = False):
     want, want_score, _ = beam_reference(m)
-    got, score = run(ctx, m)
+    got, score, precision = run(ctx, m)
     where = f"beam {m.beam}, max_len {m.max_len}"
     if drawn:  # every size named, so a failure at --seed N reads as its own repro
         where = f"a configuration drawn from the seed (V={m.table.shape[-1]}, bos_id={m.bos}, eos_id={m.eos}): {where}"
@@ -148,16 +201,12 @@ def search_check(ctx: Context, m: Model, drawn: bool = False):
         worth = f" (its total log-prob is {theirs:.4f}, the best hypothesis's {want_score:.4f})" if theirs is not None else ""
         return outcome("fail", f"{where}: expected tokens {want} (score {want_score:.4f}), "
                                f"got {got}; they differ at position {at}{worth}")  # fmt: skip
-    if not abs(score - want_score) <= SCORE_TOLERANCE * max(1.0, abs(want_score)):
-        return outcome("fail", f"{where}: tokens {got} are right but the score is {score:.6g}, "
-                               f"expected their total log-prob {want_score:.6g}")  # fmt: skip
-    ended = "finished with eos" if got and got[-1] == m.eos else "still live at max_len"
-    return outcome("pass", f"{where}: tokens {got} ({ended}), score {score:.4f}, exact")
+    return score_check(m, where, got, score, precision, want_score)
 
 
 def shape_check(ctx: Context, m: Model):
     value = ctx.call(ctx.entry, StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len)  # a copy: changes come back
-    tokens, score = result_of(value, m.table.shape[-1])
+    tokens = result_of(value, m.table.shape[-1])[0]
     if tokens and tokens[0] == m.bos and beam_reference(m)[0][:1] != [m.bos]:
         return outcome("fail", f"tokens {tokens} start with bos_id {m.bos}: return them without it")
     if len(tokens) > m.max_len:
@@ -175,7 +224,7 @@ class Probe:
         return torch.tensor(flat + [-1] * (width - len(flat)) + [score if math.isfinite(score) else -1e6], dtype=torch.float64)
 
     def user(self, ctx: Context):
-        return self.encode(*run(ctx, self.model))
+        return self.encode(*run(ctx, self.model)[:2])
 
     def expected(self, variant):
         variant = variant if isinstance(variant, Variant) else Variant()  # the engine's baseline means "correct"
@@ -187,8 +236,23 @@ HYPOTHESES = (
     ("beam-last-step-score", Variant(score="last")),
     ("beam-finished-expanded", Variant(finished="expand")),
     ("beam-finished-dropped", Variant(finished="drop")),
+    ("beam-finished-dropped", Variant(finished="drop-last")),
     ("beam-duplicate-hypotheses", Variant(copies=True)),
+    *(("beam-length-normalised", Variant(length=form, normalised=normalised))
+      for form in ("mean", "bos", "gnmt") for normalised in (False, True)),
 )
+
+
+def last_step_model(ctx: Context, variants=()) -> Model:
+    """A toy model whose best hypothesis finishes with eos on the very last step, where the runner-up is still live
+    (a search that loses what finishes at max_len returns the runner-up), and on which each of ``variants`` makes its
+    own choices by MARGIN too."""
+    for offset in range(1200, 1400):
+        model = make_model(ctx, offset, 7, 3, 4, eos_bias=0.5)
+        tokens = beam_reference(model)[0]
+        if len(tokens) == model.max_len and tokens[-1] == model.eos and all(beam_reference(model, v)[2] > MARGIN for v in variants):
+            return model
+    raise AssertionError("no toy model that finishes on its last step")  # pragma: no cover
 
 
 class BeamSearchTask:
@@ -205,6 +269,7 @@ class BeamSearchTask:
             CheckDef("numerical.eos-early", "numerical", partial(s, mk(5, 6, 3, 8, eos_bias=2.0))),
             CheckDef("numerical.no-eos", "numerical", partial(s, mk(6, 6, 3, 5, eos_bias=-30.0))),
             CheckDef("numerical.max-len-1", "numerical", partial(s, mk(7, 5, 2, 1))),
+            CheckDef("numerical.eos-at-max-len", "numerical", partial(s, last_step_model(ctx))),
             CheckDef("numerical.drawn", "numerical", partial(s, drawn_model(ctx), drawn=True)),
             CheckDef("stability.long-sequence", "stability", partial(s, mk(8, 20, 3, 40, eos_bias=-30.0, scale=0.8))),
             CheckDef("robustness.other-ids", "robustness", partial(s, mk(9, 7, 3, 6, bos=5, eos=2, eos_bias=1.0))),
@@ -214,17 +279,23 @@ class BeamSearchTask:
     def probes(self, ctx: Context) -> list[Probe]:
         """Toy models on which every hypothesis makes its own choices by MARGIN too (the copies' ties
         are between identical hypotheses, so harmless), until each hypothesis differs from the
-        correct search on at least one of them."""
-        probes, unseen = [], {variant for _, variant in HYPOTHESES}
-        for offset in range(20, 80):
-            if not unseen and len(probes) >= 3:
+        correct search, and from every hypothesis of another code, on at least one of them (a length
+        normalisation that picks what greedy picks on one model is told apart on another)."""
+        variants = [Variant(), *(v for _, v in HYPOTHESES)]
+        code = {v: c for c, v in HYPOTHESES}
+        apart = {(a, b) for a, b in combinations(variants, 2) if code.get(a) != code.get(b)}
+        probes, drawn = [], (make_model(ctx, offset, 6 + offset % 3, 3 + offset % 2, 5 + offset % 3,
+                                        eos_bias=(offset % 4) * 0.5 - 0.5) for offset in range(20, 120))  # fmt: skip
+        for model in chain([last_step_model(ctx, [v for _, v in HYPOTHESES if not v.copies])], drawn):
+            if not apart and len(probes) >= 3:
                 break
-            model = make_model(ctx, offset, 6 + offset % 3, 3 + offset % 2, 5 + offset % 3, eos_bias=(offset % 4) * 0.5 - 0.5)
             if any(beam_reference(model, v)[2] <= MARGIN for _, v in HYPOTHESES if not v.copies):
                 continue
-            right = beam_reference(model)[:2]
-            unseen -= {v for _, v in HYPOTHESES if beam_reference(model, v)[:2] != right}
-            probes.append(Probe(model))
+            out = {v: beam_reference(model, v)[:2] for v in variants}
+            told = {(a, b) for a, b in apart if out[a] != out[b]}
+            if told or len(probes) < 3:
+                apart -= told
+                probes.append(Probe(model))
         return probes
 
     def hypotheses(self, ctx: Context):

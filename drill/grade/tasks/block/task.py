@@ -14,12 +14,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from drill.grade.checks.compare import against_truth
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import Layout, find_layout, is_linear, submodule
 from drill.grade.reference import CORRECT, Variant, module_attention
 from drill.grade.checks.drawn_heads import DrawnHeadsTask
 from drill.grade.checks.module import BASE, NO_LAYOUT, Built
+from drill.grade.checks.variance import one_pass_verdict
 
 LN_NAMES = (("ln1", "ln_1", "norm1"), ("ln2", "ln_2", "norm2"))
 ATTN_NAMES = ("attn", "self_attn", "attention")
@@ -36,6 +36,7 @@ ACCEPTED = (
     f"an FFN named {'/'.join(FFN_NAMES)} as nn.Sequential(Linear, GELU or ReLU, Linear) (Dropout allowed), "
     f"or Linear pairs {', '.join('/'.join(p) for p in FFN_PAIRS)} on the block or inside that FFN module"
 )
+OFFSET = 1e4  # float32: E[x²] ~ 1e8 keeps ~8 of absolute error, the variance ~1 is lost
 D_FF_EXTRA = 8  # the grader builds TransformerBlock(d_model, n_heads, d_model + 8): d_ff never equals d_model
 
 
@@ -200,10 +201,18 @@ class BlockTask(DrawnHeadsTask):
         if built.layout is None:
             return outcome("skip", NO_LAYOUT)
         x, _ = self.inputs(ctx, BASE, 1600, torch.float64)
-        x = x + 1e4
-        out = self.forward(ctx, built.module, x.float())
-        truth, same = (self.reference(built, x, None, dtype) for dtype in (torch.float64, torch.float32))
-        return against_truth([("output with every feature offset by 1e4", out, truth, same)])
+        x = (x + OFFSET).float().double()  # exactly representable, and so is x - OFFSET
+        out, centred_out = (self.forward(ctx, built.module, z.float()) for z in (x, x - OFFSET))
+
+        def ref(variant):
+            def both(centred):
+                z = x - OFFSET if centred else x
+                return tuple(self.reference(built, z, None, dtype, variant) for dtype in (torch.float64, torch.float32))
+
+            return both
+
+        references = [(None, ref(CORRECT))] + [(code, ref(v)) for code, v in self.hypotheses(ctx)]
+        return one_pass_verdict("output with every feature offset by 1e4", out, centred_out, references)
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = [d for d in super().checks(ctx) if d.id != "stability.large-logits"]

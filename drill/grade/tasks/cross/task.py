@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from itertools import product
 
 import torch
 
@@ -30,7 +31,7 @@ from drill.grade.checks.common import (
 
 BASE = (2, 5, 7, 3, 4)  # B, Tq, Tk, H, head_dim
 ACCEPTED = "separate Linear(d_model, d_model) layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj"
-SOURCES = ("xcc", "cxx", "xxx", "ccc", "xxc")  # where q, k, v come from; xcc is correct
+SOURCES = tuple("".join(s) for s in product("xc", repeat=3))  # where q, k, v come from: every choice; xcc is correct
 
 
 @dataclass(frozen=True)
@@ -197,9 +198,10 @@ class CrossTask:
         q, k = built.layout.project_qkv(x, params)[0], built.layout.project_qkv(context, params)[1]
         typical = (q @ k.transpose(-2, -1)).abs().max().item() / hd**0.5
         scale = (2000 / max(typical, 1e-6)) ** 0.5  # logits grow with |x| * |context|
-        x, context = x * scale, context * scale
-        truth = self.reference(built, x, context, None, torch.float64)
-        return large_logits_verdict(self.forward(ctx, built.module, x, context), truth)
+        big, big_context = x * scale, context * scale
+        truth = self.reference(built, big, big_context, None, torch.float64)
+        out = self.forward(ctx, built.module, big, big_context)
+        return large_logits_verdict(out, truth, lambda: self.forward(ctx, built.module, x, context))
 
     def fully_masked(self, ctx: Context):
         built = self.build(ctx, BASE[3] * BASE[4], BASE[3])
@@ -276,7 +278,7 @@ class CrossTask:
         return [Probe(self, built, x, context, m) for m in masks]
 
     def hypotheses(self, ctx: Context):
-        found = [("cross-qkv-source-swapped", CrossVariant(sources=s)) for s in SOURCES[1:]]
+        found = [("cross-qkv-source-swapped", CrossVariant(sources=s)) for s in SOURCES if s != "xcc"]
         extra = (("mask-on-queries", Variant(mask="transposed")), ("k-v-swapped", Variant(order=(0, 2, 1))))
         found += [(code, CrossVariant(base)) for code, base in (*PROJECTION_HYPOTHESES, *extra)]
         return found

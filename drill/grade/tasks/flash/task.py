@@ -41,6 +41,7 @@ class FlashVariant:
     normalise: bool = True  # False: acc returned without / l
     causal_blocks: int = 0  # -1: query block i visits key blocks 0..i-1 only; ALL_BLOCKS: every key block
     tail: bool | str = True  # False: T // block_size blocks, the last partial one dropped; "keys" / "queries": only there
+    lse_pass: bool = False  # two passes: L = m + log(l) from masked scores, then exp(S - L) @ V on S as ``base`` masks it
 
 
 def tiled_reference(q, k, v, causal: bool, block: int, variant=CORRECT):
@@ -59,11 +60,14 @@ def tiled_reference(q, k, v, causal: bool, block: int, variant=CORRECT):
         l = torch.zeros_like(m)
         acc = q.new_zeros(*m.shape, v.shape[-1])
         stop = min(k_end, (qs // block + 1 + variant.causal_blocks) * block) if causal else k_end
-        for ks in range(0, stop, block):
-            cols = torch.arange(ks, min(ks + block, k_end), device=q.device)[None, :]
+        spans = [torch.arange(ks, min(ks + block, k_end), device=q.device)[None, :] for ks in range(0, stop, block)]
+
+        def scores(cols, shift):
             s = q[..., rows[:, 0], :] @ k[..., cols[0], :].transpose(-2, -1) * scale
-            if causal and base.causal != "none":
-                s = s.masked_fill(cols > rows + base.causal, float("-inf"))
+            return s.masked_fill(cols > rows + shift, float("-inf")) if causal and shift != "none" else s
+
+        for cols in spans:
+            s = scores(cols, 0 if variant.lse_pass else base.causal)
             m_new = torch.maximum(m, s.amax(dim=-1))
             safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)
             p = torch.exp(s - safe[..., None])
@@ -71,6 +75,10 @@ def tiled_reference(q, k, v, causal: bool, block: int, variant=CORRECT):
             l = (l if variant.rescale == "none" else alpha * l) + p.sum(dim=-1)
             acc = (alpha[..., None] * acc if variant.rescale == "both" else acc) + p @ v[..., cols[0], :]
             m = m_new
+        if variant.lse_pass:  # the second pass: P = exp(S - L) is already normalised
+            lse = (m + l.log())[..., None]
+            acc = sum(torch.exp(scores(cols, base.causal) - lse) @ v[..., cols[0], :] for cols in spans)
+            l = torch.ones_like(l)
         out[..., rows[:, 0], :] = acc / l[..., None] if variant.normalise else acc
     return out
 
@@ -188,8 +196,9 @@ def flash_jacobian_check(ctx: Context):
 
 def large_logits_check(ctx: Context):
     q, k, v = qkv(ctx, (2, 3, 40, 8), 40, 8, 600)
-    q, k = 31.6 * q, 31.6 * k
-    return large_logits_verdict(run(ctx, q, k, v, False, 16), truth(q, k, v, False, torch.float64))
+    big_q, big_k = 31.6 * q, 31.6 * k
+    expected = truth(big_q, big_k, v, False, torch.float64)
+    return large_logits_verdict(run(ctx, big_q, big_k, v, False, 16), expected, lambda: run(ctx, q, k, v, False, 16))
 
 
 def varying_block_check(ctx: Context):
@@ -269,6 +278,9 @@ class FlashTask:
             ("causal-blocks-self", FlashVariant(base=replace(CORRECT, causal=-1))),
             ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"))),  # no mask in the diagonal tile
             ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"), causal_blocks=ALL_BLOCKS)),
+            # The same mistake in a two-pass kernel: L from masked scores, exp(S - L) recomputed without the mask.
+            ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"), lse_pass=True)),
+            ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"), causal_blocks=ALL_BLOCKS, lse_pass=True)),
             ("k-v-swapped", FlashVariant(base=replace(CORRECT, order=(0, 2, 1)))),
         )
 

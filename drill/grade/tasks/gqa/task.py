@@ -25,7 +25,7 @@ from drill.grade.checks.common import large_logits_verdict, padding_mask, random
 KV_HEADS = {1: 1, 2: 1, 3: 1, 8: 2}
 GQA = (2, 5, 6, 4)  # (B, T, H, head_dim) graded with 2 kv heads: groups of 3
 ACCEPTED = (
-    "separate Linear layers q_proj, k_proj, v_proj with o_proj or out_proj, or W_q, W_k, W_v with W_o "
+    "separate Linear layers q_proj, k_proj, v_proj with o_proj or out_proj, W_q, W_k, W_v with W_o, or wq, wk, wv with wo "
     "(bias optional); q_proj and o_proj are d_model x d_model, k_proj and v_proj d_model -> n_kv_heads * head_dim"
 )
 
@@ -129,8 +129,9 @@ class GqaTask(ModuleTask):
         x, _ = self.inputs(ctx, GQA, 600, torch.float64)
         q, k, _ = built.layout.project_qkv(x, built.params(torch.float64))
         typical = (q[..., :hd] @ k[..., :hd].transpose(-2, -1)).abs().max().item() / hd**0.5  # head 0, kv head 0
-        x = x * (2000 / max(typical, 1e-6)) ** 0.5  # logits grow with the square of x
-        return large_logits_verdict(self.forward(ctx, built.module, x), self.reference(built, x, None, torch.float64))
+        big = x * (2000 / max(typical, 1e-6)) ** 0.5  # logits grow with the square of x
+        truth = self.reference(built, big, None, torch.float64)
+        return large_logits_verdict(self.forward(ctx, built.module, big), truth, lambda: self.forward(ctx, built.module, x))
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = super().checks(ctx)

@@ -139,6 +139,36 @@ def mla_reference(x, params, layout: MlaLayout, n_heads: int, sizes, variant=COR
     return torch.cat(outs, dim=1)
 
 
+def cache_tensors(cache) -> list[torch.Tensor]:
+    """The tensors a cache holds: itself, or those of a tuple, list or dict (one level, as caches are written)."""
+    items = cache.values() if isinstance(cache, dict) else cache if isinstance(cache, (tuple, list)) else [cache]
+    return [t for t in items if isinstance(t, torch.Tensor)]
+
+
+def misshapen_cache(cache, truth, d_model: int, head_dim: int):
+    """A cache that is not one [B, 5, d_latent] tensor, by what it holds: the latent in another form (no code: the
+    point of MLA is kept), only the newest chunk's latents (``kv-cache-not-appended``) or K and V (``mla-caches-kv``)."""
+    wanted, held = list(truth.shape), cache_tensors(cache)
+    if isinstance(cache, torch.Tensor):
+        form = f"a tensor of shape {list(cache.shape)}"
+    elif isinstance(cache, (tuple, list, dict)):
+        form = f"a {type(cache).__name__} of {len(cache)} holding {[list(t.shape) for t in held]}"
+    else:
+        form = "None" if cache is None else f"a {type(cache).__name__}"
+    close = partial(torch.allclose, atol=1e-5 * max(1.0, truth.abs().max().item()), rtol=0)
+    values = torch.cat([t.detach().double().flatten() for t in held]).sort().values if held else None
+    if values is not None and values.shape == truth.flatten().shape and close(values, truth.flatten().sort().values):
+        return outcome("fail", f"the cache holds the latent c_kv's values, but as {form}, not as c_kv {wanted}: "
+                               "the contract's cache is c_kv [B, P + n, d_latent]")  # fmt: skip
+    newest = truth[:, -held[-1].shape[-2] :] if held and held[-1].dim() == 3 else None
+    if newest is not None and held[-1].shape == newest.shape and close(held[-1].double(), newest):
+        return outcome("fail", f"the cache holds the latents of the last {newest.shape[1]} tokens only, not all {wanted[1]}: "
+                               "new latents replace the cache instead of being appended", "kv-cache-not-appended")  # fmt: skip
+    if any(t.shape[-1] in (d_model, 2 * d_model) or (t.dim() >= 4 and t.shape[-1] == head_dim) for t in held):
+        return outcome("fail", f"the cache is {form}, not the latent c_kv {wanted}: K and V cached instead?", "mla-caches-kv")
+    return outcome("fail", f"the cache is {form}, not the latent c_kv {wanted}")
+
+
 class MlaTask(ModuleTask):
     def __init__(self):
         super().__init__("mla", causal=True)
@@ -198,13 +228,9 @@ class MlaTask(ModuleTask):
         x, _ = self.inputs(ctx, (BASE[0], 5, BASE[2], BASE[3]), 1250, torch.float64)
         _, cache = self.decode(ctx, built.module, x.float(), (3, 2))
         wanted = [BASE[0], 5, built.layout.d_latent]
-        if not isinstance(cache, torch.Tensor):
-            kinds = f"{type(cache).__name__} of {len(cache)}" if isinstance(cache, (tuple, list)) else type(cache).__name__
-            return outcome("fail", f"the cache is a {kinds}, not the latent c_kv {wanted}: K and V cached instead?", "mla-caches-kv")
-        if list(cache.shape) != wanted:
-            return outcome("fail", f"the cache has shape {list(cache.shape)}, not the latent c_kv {wanted} "
-                                   f"(d_latent={wanted[2]}, d_model={x.shape[-1]})", "mla-caches-kv")  # fmt: skip
         truth, same = (built.layout.latent(x.to(p), built.params(p)) for p in (torch.float64, torch.float32))
+        if not isinstance(cache, torch.Tensor) or list(cache.shape) != wanted:
+            return misshapen_cache(cache, truth, x.shape[-1], BASE[3])
         result = against_truth([("cache (c_kv = W_dkv x, after chunks of 3 and 2)", cache, truth, same)])
         if result.status == "pass":
             result.message = f"the cache is the latent c_kv {wanted}: " + result.message

@@ -213,9 +213,12 @@ class RopeTask:
         ]
 
     def probes(self, ctx: Context) -> list[Probe]:
+        """D = 4 and positions up to 2: a frequency not inverted turns pair 1 by at most 2 * 10000^(2/4) = 200 rad, where
+        a float32 angle table (Meta's and Hugging Face's are) is off by ~1e-5, not the ~1e-3 it is at thousands of rad:
+        the table's precision neither hides that variant nor passes for another mistake."""
         gen = ctx.generator(1100)
-        x = ctx.randn(2, 3, 6, 8, gen=gen, dtype=torch.float64)
-        return [Probe(x, torch.arange(6, device=ctx.device)), Probe(x, torch.tensor([5, 11, 2, 8, 3, 20], device=ctx.device))]
+        x = ctx.randn(2, 3, 6, 4, gen=gen, dtype=torch.float64)
+        return [Probe(x, torch.arange(6, device=ctx.device) % 3), Probe(x, torch.tensor([2, 0, 1, 1, 2, 0], device=ctx.device))]
 
     def hypotheses(self, ctx: Context):
         found = []

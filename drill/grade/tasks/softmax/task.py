@@ -14,7 +14,7 @@ from functools import partial
 import torch
 
 from drill.grade.checks.common import dtype_id, no_mutation_check
-from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved
+from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved, same_output
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.tolerance import judge
 
@@ -85,7 +85,7 @@ def non_contiguous_check(ctx: Context):
     out = run(ctx, x, -1)
     expect_shape(out, x.shape)
     again = run(ctx, x.contiguous(), -1)
-    if not torch.allclose(out, again, atol=1e-6, rtol=1e-6):
+    if not same_output(out, again, 1e-6):
         return outcome("fail", "a transposed (non-contiguous) input gives a different output than its contiguous copy")
     return versus_truth("output (non-contiguous input)", out, x.double(), -1, torch.float32)
 
@@ -216,6 +216,7 @@ class Probe:
 
 class SoftmaxTask:
     name = "softmax"
+    implies = {"softmax-keepdim-missing": {"reduction-without-keepdim"}}  # the shared code from the exception, named here
     forbidden = FORBIDDEN
     builtin_what = "softmax"
     builtin_code = "uses-builtin-softmax"

@@ -1,0 +1,12 @@
+import torch
+import torch.nn.functional as F
+
+
+def dpo_loss(policy_chosen_logps, policy_rejected_logps, ref_chosen_logps, ref_rejected_logps, beta=0.1):
+    pi_logratios = policy_chosen_logps - policy_rejected_logps
+    ref_logratios = ref_chosen_logps - ref_rejected_logps
+    logits = ref_logratios - pi_logratios
+    loss = -torch.log(torch.sigmoid(beta * logits)).mean()
+    chosen_rewards = beta * (policy_chosen_logps - ref_chosen_logps).detach()
+    rejected_rewards = beta * (policy_rejected_logps - ref_rejected_logps).detach()
+    return loss, chosen_rewards, rejected_rewards

@@ -1,0 +1,10 @@
+import torch
+
+
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total_norm = torch.sqrt(sum((g.detach() ** 2).sum() for g in grads))
+    coef = max_norm / total_norm
+    for g in grads:
+        g.mul_(coef)
+    return total_norm

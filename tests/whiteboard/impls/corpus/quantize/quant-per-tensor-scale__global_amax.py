@@ -1,0 +1,14 @@
+import torch
+
+
+def quantize_int8(w):
+    wf = w.float()
+    amax = wf.abs().max().expand(wf.shape[0], 1)
+    scale = amax / 127.0
+    safe = torch.where(scale == 0, torch.ones_like(scale), scale)
+    q = torch.round(wf / safe).clamp(-127, 127).to(torch.int8)
+    return q, scale
+
+
+def dequantize(q, scale):
+    return q.to(scale.dtype) * scale

@@ -1,0 +1,12 @@
+import math
+
+import torch
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scale = 1.0 / math.sqrt(q.size(-1))
+    s = torch.einsum("...qd,...kd->...qk", q, k) * scale
+    if mask is not None:
+        s = torch.where(mask, s, torch.full_like(s, float("-inf")))
+    p = s.softmax(dim=-2)
+    return torch.einsum("...qk,...kv->...qv", p, v)

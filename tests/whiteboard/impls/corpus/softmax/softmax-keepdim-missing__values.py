@@ -1,0 +1,7 @@
+import torch
+
+
+def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    m = x.max(dim=dim).values
+    e = torch.exp(x - m)
+    return e / e.sum(dim=dim, keepdim=True)
