@@ -39,8 +39,9 @@ MUTANTS = [
 ]
 # the fixtures some of whose steps only feed others (keys padded to whole chunks, one token of a recurrence, one row, inside an expert): clean, not every line named
 PARTLY_NAMED = {"flash_decoding_vectorised", "paged_attention_batched", "linear_attention_recurrent", "quantize_loop_rows", "moe_dense_mask",
+                "moe_token_loop",
                 "quantize_gpt_fast",  # aminmax and the clamped min/max only feed the scale
-                "moe_token_loop"}
+                "moe_hf_mixtral", "moe_mistral_inference", "moe_router_float32_hf"}  # in-place renormalising and reshapes feed the weights
 OUTPUT_STEP = {"attention_backward": "dQ", "quantize": "q"}  # the step the (first) returned value is named, where not "output"
 TASKS_HERE = sorted({m[0] for m in MUTANTS})
 

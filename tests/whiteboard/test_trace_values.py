@@ -143,8 +143,14 @@ MUTANTS = [
     ("beam_search", "beam-finished-dropped__1.py", "seq, score = max(beams,", "best hypothesis: tokens with bos"),
     ("beam_search", "beam-finished-expanded__1.py", "survivors.append(hyp)", "live beams, after step 2"),
     ("beam_search", "beam-last-step-score__1.py", "totals = logp", "candidate totals, step 2"),
+    ("beam_search", "beam-length-normalised__1.py", "seq, score = max(finished + beams,", "best hypothesis: tokens with bos"),
 ]
 NOT_TRACEABLE = {"uses-builtin-lr-scheduler": "its values are right: the rules check names the builtin"}
+# second written forms of a traced code whose line the trace cannot name: (file, why)
+OTHER_FORMS = {
+    "beam-finished-dropped__2.py": "no hypothesis of the trace's input ends on the last step: numerical.eos-at-max-len names it",
+    "bpe-overlapping-merge__2.py": "`out[-1] = new` changes the list in place: the trace names the append that last wrote it",
+}
 
 # Bugs put into the hand-written files: (task, old text, new text), the new text's line is where the bug is.
 WRITTEN_BUGS = [
@@ -198,7 +204,7 @@ def test_every_mutant_of_the_three_tasks_is_traced_or_explained():
     codes = {p.name.split("__")[0] for task in HERE for p in (TASK_DIR / task / "mutants").glob("*.py")}
     files = {p.name for task in HERE for p in (TASK_DIR / task / "mutants").glob("*.py")}
     assert codes <= {m[1].split("__")[0] for m in MUTANTS} | set(NOT_TRACEABLE)
-    assert files - {m[1] for m in MUTANTS} == {f"{code}__1.py" for code in NOT_TRACEABLE}
+    assert files - {m[1] for m in MUTANTS} == {f"{code}__1.py" for code in NOT_TRACEABLE} | set(OTHER_FORMS)
 
 
 @pytest.mark.parametrize("task, old, new, expected", WRITTEN_BUGS, ids=[f"{b[0]}-{i}" for i, b in enumerate(WRITTEN_BUGS)])
