@@ -147,6 +147,15 @@ def combine(a, b):
     return replace(a, **changes)
 
 
+def _includes(base, variant) -> bool:
+    """``base`` turns every knob ``variant`` turns, the same way: it makes that mistake already."""
+    if type(base) is not type(variant) or not is_dataclass(base):
+        return False
+    default = type(base)()
+    turned = [f.name for f in fields(variant) if getattr(variant, f.name) != getattr(default, f.name)]
+    return bool(turned) and all(getattr(base, name) == getattr(variant, name) for name in turned)
+
+
 class Evidence:
     """The task's probes run once by the user's code and by the correct reference, to test variants against."""
 
@@ -223,9 +232,12 @@ class Evidence:
         return best
 
     def still_explained(self, code: str, explanation: list) -> bool:
-        """Adding ``code``'s mistake to an explaining variant still explains the outputs (the probes cannot see it)."""
+        """Adding ``code``'s mistake to an explaining variant still explains the outputs (the probes cannot see it),
+        or that variant makes the mistake already (clip-when-below modelled without the epsilon too)."""
         for variant in self.variants(code):
             for base in explanation:
+                if _includes(base, variant):
+                    return True
                 both = combine(base, variant)
                 if both is not None and self.explains(both):
                     return True

@@ -512,6 +512,11 @@ TABLE: list[tuple[str, str]] = [
      r"the resample must use norm\(max\(0, p - q\)\) = (?P<s>%S) by inverse CDF"),
      "草稿被拒绝，`uniforms{i}` = {u}：应为 token {e}，得到 {g}：重采样必须用逆 CDF 从 norm(max(0, p - q)) = {s} 中抽取"),
     (r"p\(draft token\) = 0 must reject it and emit one resampled token; got (?P<s>%S)", "草稿 token 的 p 为 0 时应拒绝它，并输出一个重采样的 token；得到 {s}"),
+    ((r"beam (?P<b>\d+), max_len (?P<m>\d+): step_fn was asked about prefixes that go on after eos_id (?P<e>\d+) \(eos followed by "
+      r"token (?P<t>\d+)\): a finished hypothesis stayed in the beam and was extended, taking a slot that a live hypothesis should have had"),
+     "束宽 {b}，max_len {m}：step_fn 被问到了在 `eos_id` {e} 之后还在继续的前缀（`eos` 后面跟着 token {t}）：一个已完成的假设留在了束里并被继续扩展，占掉了本该留给仍在扩展的假设的位置"),
+    (r"p\(draft token 0\) = 0 must reject it whatever the uniform \(uniforms\[0\] = (?P<u>%N)\); got (?P<s>%S)",
+     "草稿 token 0 的 p 为 0，无论均匀数是多少都应拒绝它（`uniforms[0]` = {u}）；得到 {s}"),
     ((r"over (?P<n>\d+) trials the first token has frequencies (?P<f>%S), the target p is (?P<p>%S) \(chi-square p = (?P<x>%N)\): "
      r"the output does not follow the target distribution"),
      "{n} 次试验中第一个 token 的频率为 {f}，目标 p 为 {p}（卡方检验 p = {x}）：输出不服从目标分布"),
@@ -705,6 +710,21 @@ TABLE: list[tuple[str, str]] = [
     (r"tokens (?P<s>%S) \(still live at max_len\), score (?P<v>%N), within (?P<a>%N): a (?P<d>\w+) score, judged at the precision it was computed in",
      "token {s}（到 max_len 仍未结束），得分 {v}，误差在 {a} 以内：这是 {d} 的得分，按它计算时的精度评判"),
     (r"a (?P<d>\w+) score, judged at (?P<e>\w+): allowed (?P<a>%N)", "{d} 的得分，按 {e} 精度评判：允许 {a}"),
+    (r"(?P<d>b?float\d+) rows spanning ±(?P<n>%N)", "每行取值跨越 ±{n} 的 {d} 输入"),
+    (r"the same rows scaled to ±(?P<n>%N) are right: exp overflowed", "同样的行缩放到 ±{n} 时结果正确：exp 溢出了"),
+    (r"non-finite output at (?P<at>%S), and the same rows scaled to ±(?P<n>%N) are wrong too",
+     "{at} 处输出非有限值，同样的行缩放到 ±{n} 时也不对"),
+    ((r"x (?P<s>%S) in training raises where it updates (?P<C>[\w ]+), and x (?P<f>%S) does not: the batch statistics of \[N, C, L\] "
+      r"do not have the buffers' shape \[C\] \(over N alone they are \[C, L\]\); BatchNorm takes one per channel, over N and L"),
+     "x {s} 在训练模式下更新 {C} 时抛出异常，x {f} 却不会：[N, C, L] 的批统计量不是缓冲区的形状 [C]（只在 N 上算得到的是 [C, L]）；"
+     "`BatchNorm` 每个通道一个统计量，在 N 和 L 上算"),
+    (r"x (?P<s>%S) in training: the running buffers take the batch statistics", "x {s}（训练模式）：滑动平均缓冲区正常接收了批统计量"),
+    ((r"unrecognised layout: expected the base nn\.Linear\((?P<i>\d+), (?P<o>\d+)\) as given and, beside it, A = nn\.Linear\((?P<i2>\d+), r, "
+      r"bias=False\) and B = nn\.Linear\(r, (?P<o2>\d+), bias=False\) \(or lora_A, lora_B\), or loralib's lora_A = nn\.Parameter "
+      r"\[r, (?P<i3>\d+)\] and lora_B = nn\.Parameter \[(?P<o3>\d+), r\]"),
+     "无法识别的布局：应保留传入的基础层 `nn.Linear({i}, {o})`，并在它旁边定义 `A = nn.Linear({i2}, r, bias=False)` 和 "
+     "`B = nn.Linear(r, {o2}, bias=False)`（也可命名为 `lora_A`、`lora_B`），或按 `loralib` 的写法定义 `lora_A = nn.Parameter` [r, {i3}] "
+     "和 `lora_B = nn.Parameter` [{o3}, r]"),
 ]
 # fmt: on
 OPEN, CLOSE = "([{", ")]}"

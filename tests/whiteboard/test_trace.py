@@ -243,7 +243,11 @@ def _task_of(path: Path) -> str:
 
 
 TRACED = sorted(p.parent.name for p in (Path(__file__).parents[2] / "drill" / "grade" / "tasks").glob("*/intermediates.py"))
-CORRECT_TRACED = [p for p in sorted((Path(__file__).parent / "impls" / "correct").glob("*.py")) if _task_of(p) in TRACED]
+# correct files whose steps the trace cannot line up with the reference's (noted in the closing note): a beam
+# kept at a fixed width with finished rows at -inf flattens its candidate indices over more rows than the reference
+UNALIGNED = {"beam_search_fixed_width"}
+CORRECT_TRACED = [p for p in sorted((Path(__file__).parent / "impls" / "correct").glob("*.py")) if _task_of(p) in TRACED
+                  and p.stem not in UNALIGNED]  # fmt: skip
 
 
 # the step a task's (first) returned value is named, where not "output"; for a task that updates in place, the last one written back

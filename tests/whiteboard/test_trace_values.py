@@ -169,7 +169,8 @@ def written(tmp_path: Path, task: str, source: str, name: str = "ok") -> Path:
     return path
 
 
-CLEAN = [(t, p) for t in HERE for p in [TASK_DIR / t / "solution.py", *correct_files(t)]] + [
+UNALIGNED = {"beam_search_fixed_width"}  # its fixed-width beam flattens candidate indices over more rows (test_trace.py)
+CLEAN = [(t, p) for t in HERE for p in [TASK_DIR / t / "solution.py", *correct_files(t)] if p.stem not in UNALIGNED] + [
     (t, None) for t in HERE
 ]
 

@@ -395,6 +395,7 @@ class ModuleTask:
         found = [h for h in PROJECTION_HYPOTHESES if not (self.causal and h[0] == "mask-ignored")]
         if self.causal:
             found += [
+                ("causal-mask-missing", Variant(causal="none")),  # never built, flag ignored, or masked_fill discarded
                 ("causal-off-by-one", Variant(causal=1)),
                 ("causal-blocks-self", Variant(causal=-1)),
                 ("causal-transposed", Variant(causal="triu")),

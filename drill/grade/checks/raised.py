@@ -25,24 +25,47 @@ def raised_codes(message: str, path: Path) -> list[str]:
     view, broadcast = VIEW.match(message), BROADCAST.match(message)
     if not (view or broadcast):
         return []
-    path = Path(path).resolve()  # the user side names the file it loaded, the resolved path
-    frames = [m for m in FRAME.finditer(message) if m.group("file") == path.name]
-    if not frames:
+    found = _raising_line(message, path)
+    if found is None:
         return []
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
-        return []
-    line = int(frames[-1].group("line"))  # the innermost of the user's frames: where the exception left their code
+    tree, line = found
     nodes = [n for n in ast.walk(tree) if getattr(n, "lineno", None) == line]
     if view and any(_is_call(n, {"view"}) for n in nodes):
         return ["view-non-contiguous"]
     if broadcast:
-        reduced = _reduced_names(tree, line)
-        operands = [side for n in nodes if isinstance(n, ast.BinOp) for side in (n.left, n.right)]
-        if any(_drops_dim(side) or isinstance(side, ast.Name) and side.id in reduced for side in operands):
+        reduced, scalars = _reduced_names(tree, line), _scalar_names(tree, line)
+        # a number times a reduction (momentum * mean) broadcasts anywhere: only a tensor beside it can fail to
+        operands = [side for n in nodes if isinstance(n, ast.BinOp)
+                    for side, other in ((n.left, n.right), (n.right, n.left)) if not _scalar(other, scalars)]  # fmt: skip
+        if any(_reduced(side, reduced, scalars) for side in operands):
             return ["reduction-without-keepdim"]
     return []
+
+
+def raising_source(message: str, path: Path) -> str:
+    """The text of the user's line the exception left their code from ("" when no frame of theirs is named)."""
+    found = _raising_line(message, path)
+    statement = _statement(*found) if found else None
+    return ast.unparse(statement) if statement is not None else ""
+
+
+def _raising_line(message: str, path: Path) -> tuple[ast.Module, int] | None:
+    """(the parsed file, the line) of the innermost of the user's frames that ``message`` names."""
+    path = Path(path).resolve()  # the user side names the file it loaded, the resolved path
+    frames = [m for m in FRAME.finditer(message) if m.group("file") == path.name]
+    if not frames:
+        return None
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return tree, int(frames[-1].group("line"))
+
+
+def _statement(tree, line: int):
+    """The innermost statement that spans ``line``."""
+    spans = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    return min(spans, key=lambda n: (n.end_lineno or n.lineno) - n.lineno, default=None)
 
 
 def _is_call(node, names) -> bool:
@@ -60,7 +83,77 @@ def _drops_dim(node) -> bool:
     if keep is not None and not (isinstance(keep, ast.Constant) and keep.value is False):
         return False
     own = isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"  # torch.sum(x, dim): x comes first
-    return "dim" in keywords or "axis" in keywords or len(node.args) > int(own)
+    dim = keywords.get("dim", keywords.get("axis", node.args[int(own)] if len(node.args) > int(own) else None))
+    return dim is not None and not _leading(dim)
+
+
+def _leading(dim) -> bool:
+    """dim 0 alone (``x.mean(0)``, ``dim=[0]``): dropping the leading dim never changes how the rest broadcasts."""
+    dims = dim.elts if isinstance(dim, (ast.List, ast.Tuple)) else [dim]
+    return len(dims) == 1 and isinstance(dims[0], ast.Constant) and dims[0].value == 0
+
+
+ELEMENTWISE = {"rsqrt", "sqrt", "exp", "log", "reciprocal", "abs", "clamp", "clamp_min", "clamp_max", "pow", "tanh", "sigmoid", "float",
+               "double", "to"}  # fmt: skip
+
+
+def _reduced(node, reduced: set[str], scalars: set[str]) -> bool:
+    """A reduction that dropped its dimension, inline or by name, or such a reduction scaled by a number or passed
+    through an elementwise function (``torch.rsqrt(ms + eps)``, ``var.sqrt()``): its shape is the reduction's."""
+    if isinstance(node, ast.BinOp):
+        return any(_scalar(a, scalars) and _reduced(b, reduced, scalars) for a, b in ((node.left, node.right), (node.right, node.left)))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ELEMENTWISE:
+        inputs = [*node.args[:1], node.func.value]  # torch.rsqrt(x) or x.rsqrt()
+        if any(_reduced(n, reduced, scalars) for n in inputs):
+            return True
+    return _drops_dim(node) or isinstance(node, ast.Name) and node.id in reduced
+
+
+def _scalar(node, scalars: set[str]) -> bool:
+    """A number: a literal, a name or ``self.name`` set only from numbers (``eps=1e-5``), or arithmetic on those."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp):
+        return _scalar(node.operand, scalars)
+    if isinstance(node, ast.BinOp):
+        return _scalar(node.left, scalars) and _scalar(node.right, scalars)
+    return _name(node) in scalars
+
+
+def _name(node) -> str | None:
+    """``x`` for a name, ``self.x`` for an attribute of self."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
+def _scalar_names(tree, line: int) -> set[str]:
+    """The raising function's parameters with a number as default, and the ``self`` attributes assigned only
+    numbers or such parameters anywhere in the file (``self.eps, self.momentum = eps, momentum`` in __init__)."""
+    defaults = {}
+    for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        args = fn.args.posonlyargs + fn.args.args
+        pairs = [*zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults), *zip(fn.args.kwonlyargs, fn.args.kw_defaults)]
+        defaults[fn] = {a.arg for a, d in pairs if d is not None and _scalar(d, set())}
+    values: dict[str, bool] = {}
+    for fn, numbers in defaults.items():
+        for node in ast.walk(fn):
+            pairs = []
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts):
+                        pairs += zip(target.elts, node.value.elts)
+                    else:
+                        pairs.append((target, node.value))
+            for target, value in pairs:
+                name = _name(target)
+                if name and name.startswith("self."):
+                    values[name] = values.get(name, True) and _scalar(value, numbers)
+    around = [fn for fn in defaults if fn.lineno <= line <= fn.end_lineno]
+    own = defaults[max(around, key=lambda fn: fn.lineno)] if around else set()
+    return {name for name, number in values.items() if number} | own
 
 
 def _reduced_names(tree, line: int) -> set[str]:

@@ -18,11 +18,14 @@ def log_probs(table: torch.Tensor, prefixes: torch.Tensor) -> torch.Tensor:
 
 
 class StepFn:
-    """``step_fn(prefixes [N, t]) -> log-probs [N, V]`` (float64, on the prefixes' device)."""
+    """``step_fn(prefixes [N, t]) -> log-probs [N, V]`` (float64, on the prefixes' device). With a ``log`` (int64
+    [V, V]) it adds up each pair of adjacent tokens (a, b) of the prefixes it is asked about into log[a, b]: how the
+    judge sees which hypotheses the search kept live (one that goes on after eos was extended though finished)."""
 
-    def __init__(self, table: torch.Tensor):
+    def __init__(self, table: torch.Tensor, log: torch.Tensor | None = None):
         self.vocab_size = table.shape[-1]
         self._table = table
+        self._log = log
         self.calls = 0
 
     def __call__(self, prefixes) -> torch.Tensor:
@@ -35,6 +38,9 @@ class StepFn:
         if ids.numel() and (ids.min() < 0 or ids.max() >= self.vocab_size):
             raise ValueError(f"step_fn: token ids must be in 0..{self.vocab_size - 1}, got {ids.min().item()}..{ids.max().item()}")
         self.calls += 1
+        if self._log is not None and ids.shape[1] > 1:
+            pairs = ids.cpu()
+            self._log.index_put_((pairs[:, :-1].flatten(), pairs[:, 1:].flatten()), torch.ones((), dtype=torch.int64), accumulate=True)
         return log_probs(self._table, ids.cpu()).to(prefixes.device)
 
     def __repr__(self) -> str:

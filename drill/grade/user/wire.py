@@ -8,8 +8,9 @@ before it builds a tensor and raises :class:`WireError` for anything else, so a 
 truncated reply is a finding for the judge, never a crash and never a pass.
 
 Three recipes let the judge hand the user's code an object that is state or code, not data, without
-sending either: ``{"$gen": [seed, device]}`` (a seeded torch.Generator), ``{"$step": tensor}``
-(drill's toy language model built from its table, :class:`drill.grade.user.toys.StepFn`) and
+sending either: ``{"$gen": [seed, device]}`` (a seeded torch.Generator), ``{"$step": tensor}`` or ``{"$step": [tensor, log]}``
+(drill's toy language model built from its table, :class:`drill.grade.user.toys.StepFn`, which counts the
+token pairs of the prefixes it is asked about into ``log``, an int64 [V, V] tensor sent with the call) and
 ``{"$config": [[name, number or string], ...]}`` (a config object read by attribute, as nanoGPT's
 and Hugging Face's constructors take one: a types.SimpleNamespace). Only requests may carry them
 (``build(..., recipes=True)`` on the user side); in a reply they are forged.
@@ -70,9 +71,11 @@ class Generator:
 
 @dataclass(frozen=True)
 class StepTable:
-    """A toy model's ``step_fn`` for the user side, sent as its table (see drill.grade.user.toys)."""
+    """A toy model's ``step_fn`` for the user side, sent as its table (see drill.grade.user.toys), and the int64
+    [V, V] tensor it counts the prefixes' token pairs into, if any (it comes back as a modified input)."""
 
     table: torch.Tensor
+    log: torch.Tensor | None = None
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,7 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
         if kind is Generator:
             return {"$gen": [v.seed, v.device]}
         if kind is StepTable:
-            return {"$step": enc(v.table, depth + 1)}
+            return {"$step": enc(v.table, depth + 1) if v.log is None else [enc(v.table, depth + 1), enc(v.log, depth + 1)]}
         if kind is Params:
             return {"$params": [[enc(d, depth + 1), enc(g, depth + 1)] for d, g in v.pairs]}
         if kind is RowStrided:
@@ -328,11 +331,13 @@ def build(tree, tensors: list[torch.Tensor], handle=Handle, recipes: bool = Fals
             if tag == "$step":
                 from .toys import StepFn
 
-                table = dec(inner, depth + 1)
+                table, log = [dec(x, depth + 1) for x in inner] if isinstance(inner, list) and len(inner) == 2 else (dec(inner, depth + 1), None)
                 if not (isinstance(table, torch.Tensor) and table.dtype == torch.float64 and table.dim() == 3
                         and table.shape[0] == 2 and table.shape[1] == table.shape[2] > 0):  # fmt: skip
                     raise WireError("a $step recipe without a [2, V, V] float64 table")
-                return StepFn(table)
+                if log is not None and not (isinstance(log, torch.Tensor) and log.dtype == torch.int64 and log.shape == table.shape[1:]):
+                    raise WireError("a $step recipe whose log is not an int64 [V, V] tensor")
+                return StepFn(table, log)
             if tag == "$params":
                 if not recipes:
                     raise WireError("a $params recipe outside a request")

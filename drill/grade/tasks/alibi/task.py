@@ -25,6 +25,7 @@ class AlibiVariant:
     slopes: str = "paper"  # paper | reversed | naive (2^(-8h/H) for any H) | sorted | next-pow2 (first H of 2^ceil)
     #                        odd (the rest from every other slope of 2n heads, starting at the 2nd)
     first: int = 1  # the exponent h of the first head in 2^(-8h/n): 0 or 2 is the off-by-one, under any rule above
+    rest_first: int | None = None  # the same for the slopes taken from 2n heads (None: as first; 1: the base alone off)
     sign: int = -1  # +1: the bias rewards distance
     distance: str = "relative"  # relative |i - j| | key: -m * j (the key's absolute position) | key-plus: +m * j
     scale: str = "sqrt"  # sqrt | none | d
@@ -39,8 +40,9 @@ def _geometric(n: int, first: int) -> list[float]:
     return [start ** (h + first) for h in range(n)]
 
 
-def alibi_slopes(n: int, rule: str = "paper", first: int = 1) -> list[float]:
-    """The head slopes, by the paper's rule or one of the classic mistakes (``first``: the base's off-by-one)."""
+def alibi_slopes(n: int, rule: str = "paper", first: int = 1, rest_first: int | None = None) -> list[float]:
+    """The head slopes, by the paper's rule or one of the classic mistakes (``first``: the base's off-by-one, and
+    that of the rest too unless ``rest_first`` says otherwise)."""
     if rule == "naive" or math.log2(n).is_integer():
         slopes = _geometric(n, first)
     else:
@@ -48,7 +50,7 @@ def alibi_slopes(n: int, rule: str = "paper", first: int = 1) -> list[float]:
         if rule == "next-pow2":
             slopes = _geometric(2 * closest, first)[:n]
         else:
-            rest = alibi_slopes(2 * closest, first=first)[int(rule == "odd") :: 2]
+            rest = alibi_slopes(2 * closest, first=first if rest_first is None else rest_first)[int(rule == "odd") :: 2]
             slopes = _geometric(closest, first) + rest[: n - closest]
         if rule == "sorted":
             slopes = sorted(slopes, reverse=True)
@@ -60,7 +62,8 @@ def reference(q, k, v, causal: bool, variant=CORRECT, dtype=torch.float64):
     variant = variant if isinstance(variant, AlibiVariant) else CORRECT  # the engine's baseline: the correct one
     q, k, v = (t.to(dtype) for t in (q, k, v))
     h, t, d = q.shape[-3:]
-    m = torch.tensor(alibi_slopes(h, variant.slopes, variant.first), dtype=dtype, device=q.device)[:, None, None]
+    slopes = alibi_slopes(h, variant.slopes, variant.first, variant.rest_first)
+    m = torch.tensor(slopes, dtype=dtype, device=q.device)[:, None, None]
     i = torch.arange(t, device=q.device)[:, None]
     j = torch.arange(t, device=q.device)[None, :]
     distance = {"relative": (i - j).abs(), "key": j.expand(t, t), "key-plus": -j.expand(t, t)}[variant.distance].to(dtype)
@@ -258,6 +261,9 @@ class AlibiTask:
             ("alibi-slopes-off-by-one", AlibiVariant(slopes="naive", first=0)),
             ("alibi-slopes-off-by-one", AlibiVariant(first=0)),
             ("alibi-slopes-off-by-one", AlibiVariant(first=2)),
+            # ... or only in the power-of-two helper, the rest written out right (2^(-8h/2n), h = 1, 3, 5, ...).
+            ("alibi-slopes-off-by-one", AlibiVariant(first=0, rest_first=1)),
+            ("alibi-slopes-off-by-one", AlibiVariant(first=2, rest_first=1)),
             ("alibi-positive-bias", AlibiVariant(sign=1)),
             ("alibi-absolute-distance", AlibiVariant(distance="key")),
             ("alibi-absolute-distance", AlibiVariant(distance="key-plus")),

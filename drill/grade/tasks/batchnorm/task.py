@@ -17,10 +17,11 @@ import torch
 import torch.nn.functional as F
 
 from drill.grade.checks.common import dtype_id, no_mutation_check
+from drill.grade.checks.raised import raising_source
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, first_nonfinite
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
-from drill.grade.remote import UserModule
+from drill.grade.remote import UserCodeError, UserModule
 
 FORBIDDEN = {
     "batch_norm": "F.batch_norm / nn.BatchNorm1d",
@@ -157,6 +158,28 @@ def shape_check(ctx: Context, shape):
         set_mode(ctx, module, training)
         forward(ctx, module, make_x(ctx, shape, 1, torch.float32))
     return outcome("pass", f"x {list(shape)}: the output has x's shape, dtype and device in train and eval mode")
+
+
+def running_update_check(ctx: Context, flat=(6, 5), shape=(4, 3, 7)):
+    """Statistics over N alone are [C, L] for [N, C, L]: the [C] running buffers cannot take them, so the training
+    call raises at the update, which no output can show. Named only when [N, C] trains and the line that raised
+    updates a buffer; any other exception is the user's to read, as every check reports it."""
+    try:
+        module, _, _ = build(ctx, shape[1], torch.float32, 7)
+        set_mode(ctx, module, True)
+        forward(ctx, module, make_x(ctx, shape, 7, torch.float32))
+    except UserCodeError as exc:
+        source = raising_source(str(exc), ctx.path)
+        updated = [name for name in BUFFERS if name in source]
+        if not updated:
+            raise
+        module, _, _ = build(ctx, flat[1], torch.float32, 8)
+        set_mode(ctx, module, True)
+        forward(ctx, module, make_x(ctx, flat, 8, torch.float32))  # raises too: not a matter of the dims
+        return outcome("fail", f"x {list(shape)} in training raises where it updates {' and '.join(updated)}, and x {list(flat)} "
+                       "does not: the batch statistics of [N, C, L] do not have the buffers' shape [C] (over N alone they "
+                       "are [C, L]); BatchNorm takes one per channel, over N and L", "bn-wrong-dims")  # fmt: skip
+    return outcome("pass", f"x {list(shape)} in training: the running buffers take the batch statistics")
 
 
 def sequence_check(ctx: Context, shape, offset: int, dtype=torch.float32, calls=(True, True, False), **kwargs):
@@ -345,6 +368,7 @@ class BatchNormTask:
             CheckDef("shape.2d", "shape", partial(shape_check, ctx, (6, 5))),
             CheckDef("shape.3d", "shape", partial(shape_check, ctx, (4, 3, 7))),
             CheckDef("shape.batch-2", "shape", partial(shape_check, ctx, (2, 9, 1))),
+            CheckDef("shape.3d-running-stats", "shape", partial(running_update_check, ctx)),
         ]
         for dtype in ctx.dtypes:
             defs += [

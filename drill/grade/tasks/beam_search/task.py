@@ -19,6 +19,7 @@ from itertools import chain, combinations
 import torch
 
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.grade.remote import UserCodeError
 from drill.grade.tolerance import judge
 from drill.grade.user.toys import log_probs
 from drill.grade.user.wire import StepTable
@@ -29,9 +30,13 @@ SCORE_TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Variant:
-    score: str = "total"  # total | last (each hypothesis scored by its last step's log-prob only)
-    # leave (correct) | expand (eos extended like any token) | drop (never returned) | drop-last (those finishing on
-    # the last step are lost: retired at the start of a next step that never comes, or "cut off at max_len")
+    # total | last (each hypothesis scored by its last step's log-prob only) | last-rank (the extensions ranked by the
+    # last step's log-prob, while each hypothesis carries its total and the final pick is by that total)
+    score: str = "total"
+    # leave (correct) | expand (eos extended like any token) | kept (a finished hypothesis is stored and also stays
+    # live, taking a beam slot: its answer is always right, so not a hypothesis; finished_check sees it) | drop (never
+    # returned) | drop-last (those finishing on the last step are lost: retired at the start of a next step that never
+    # comes, or "cut off at max_len")
     finished: str = "leave"
     copies: bool = False  # the beam starts as beam_size copies of [bos]
     length: str = ""  # the final pick by a length-normalised score: mean (total / tokens), bos (total / (tokens + 1)), gnmt
@@ -58,40 +63,49 @@ class Model:
     max_len: int
 
 
-@lru_cache(maxsize=1024)  # a model is checked, probed and explained with the same searches (and their pairs)
 def beam_reference(m: Model, variant: Variant = Variant()):
     """(tokens, score, margin): the search the contract defines, and the smallest margin of its choices."""
+    return search(m, variant)[:3]
+
+
+@lru_cache(maxsize=1024)  # a model is checked, probed and explained with the same searches (and their pairs)
+def search(m: Model, variant: Variant = Variant()):
+    """(tokens, score, margin, asked): beam_reference's answer, and the prefixes it asks the model about."""
     beams = [([m.bos], 0.0)] * (m.beam if variant.copies else 1)
     finished: list[tuple[list[int], float]] = []
-    closest = math.inf
+    closest, asked = math.inf, []
     for step in range(m.max_len):
         if not beams:
             break
+        asked += [tuple(seq) for seq, _ in beams]
         logp = log_probs(m.table, torch.tensor([seq for seq, _ in beams]))  # [N, V]
-        scores = torch.tensor([0.0 if variant.score == "last" else score for _, score in beams], dtype=torch.float64)
-        totals = (scores[:, None] + logp).flatten()
-        order = torch.sort(totals, descending=True, stable=True).indices[: m.beam + 1].tolist()  # ties: (beam, token) order
+        scores = torch.tensor([0.0 if variant.score != "total" else score for _, score in beams], dtype=torch.float64)
+        keys = (scores[:, None] + logp).flatten()
+        order = torch.sort(keys, descending=True, stable=True).indices[: m.beam + 1].tolist()  # ties: (beam, token) order
         vocab = logp.shape[-1]
-        candidates = [(totals[j].item(), *divmod(j, vocab)) for j in order]
+        candidates = [(keys[j].item(), *divmod(j, vocab)) for j in order]
         if len(candidates) > m.beam:
             closest = min(closest, candidates[m.beam - 1][0] - candidates[m.beam][0])
         survivors = []
-        for total, i, v in candidates[: m.beam]:
-            seq = beams[i][0] + [v]
-            if v == m.eos and variant.finished != "expand":
+        for key, i, v in candidates[: m.beam]:
+            seq, total = beams[i][0] + [v], key if variant.score != "last-rank" else beams[i][1] + logp[i, v].item()
+            if variant.finished == "kept" and v == m.eos:
+                finished.append((seq, total))
+            if v == m.eos and variant.finished not in ("expand", "kept"):
                 if variant.finished == "leave" or (variant.finished == "drop-last" and step < m.max_len - 1):
                     finished.append((seq, total))
             else:
                 survivors.append((seq, total))
         beams = survivors
-    keyed = [(length_key(total, len(seq) - 1, variant.length), seq, total) for seq, total in finished + beams]
+    hypotheses = dict((tuple(seq), total) for seq, total in finished + beams)  # "kept" holds a finished one twice
+    keyed = [(length_key(total, len(seq) - 1, variant.length), list(seq), total) for seq, total in hypotheses.items()]
     pool = sorted(keyed, key=lambda h: -h[0])
     if not pool:
-        return [], -math.inf, closest
+        return [], -math.inf, closest, asked
     if len(pool) > 1:
         closest = min(closest, pool[0][0] - pool[1][0])
     key, seq, total = pool[0]
-    return seq[1:], key if variant.normalised else total, closest
+    return seq[1:], key if variant.normalised else total, closest, asked
 
 
 def make_model(ctx: Context, offset: int, vocab: int, beam: int, max_len: int, bos=0, eos=1, eos_bias=0.0, scale=1.5) -> Model:
@@ -148,9 +162,9 @@ def result_of(value, vocab: int):
     return list(tokens), score, precision
 
 
-def run(ctx: Context, m: Model):
-    """(tokens, score, the score's precision)."""
-    value = ctx.call(ctx.entry, StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len)  # a copy: changes come back
+def run(ctx: Context, m: Model, log: torch.Tensor | None = None):
+    """(tokens, score, the score's precision); the prefixes' token pairs counted into ``log`` if given."""
+    value = ctx.call(ctx.entry, StepTable(m.table.clone(), log), m.bos, m.eos, m.beam, m.max_len)  # a copy: changes come back
     return result_of(value, m.table.shape[-1])
 
 
@@ -189,9 +203,9 @@ def score_check(m: Model, where: str, got: list[int], score: float, precision, w
                    f"within {allowed:.2g}: a {str(precision)[6:]} score, judged at the precision it was computed in"))  # fmt: skip
 
 
-def search_check(ctx: Context, m: Model, drawn: bool = False):
+def search_check(ctx: Context, m: Model, drawn: bool = False, log: torch.Tensor | None = None):
     want, want_score, _ = beam_reference(m)
-    got, score, precision = run(ctx, m)
+    got, score, precision = run(ctx, m, log)
     where = f"beam {m.beam}, max_len {m.max_len}"
     if drawn:  # every size named, so a failure at --seed N reads as its own repro
         where = f"a configuration drawn from the seed (V={m.table.shape[-1]}, bos_id={m.bos}, eos_id={m.eos}): {where}"
@@ -202,6 +216,21 @@ def search_check(ctx: Context, m: Model, drawn: bool = False):
         return outcome("fail", f"{where}: expected tokens {want} (score {want_score:.4f}), "
                                f"got {got}; they differ at position {at}{worth}")  # fmt: skip
     return score_check(m, where, got, score, precision, want_score)
+
+
+def finished_check(ctx: Context, m: Model):
+    """The prefixes the search asks step_fn about: one that goes on after eos is a finished hypothesis extended.
+    The answer can still be right (with total log-probs no extension outscores the finished hypothesis it came
+    from), so the prefixes are the evidence. On this model the contract's search has a live hypothesis at every
+    step and beam_size < V, so a search that keeps finished rows in a fixed-size beam at -inf never extends one."""
+    log = torch.zeros(m.table.shape[1:], dtype=torch.int64)
+    result = search_check(ctx, m, log=log)
+    after = [v for v in range(m.table.shape[-1]) if v != m.eos and log[m.eos, v] > 0]
+    if not after or result.status != "pass":
+        return result
+    return outcome("fail", f"beam {m.beam}, max_len {m.max_len}: step_fn was asked about prefixes that go on after eos_id "
+                           f"{m.eos} (eos followed by token {after[0]}): a finished hypothesis stayed in the beam and was "
+                           f"extended, taking a slot that a live hypothesis should have had", "beam-finished-expanded")  # fmt: skip
 
 
 def shape_check(ctx: Context, m: Model):
@@ -224,7 +253,14 @@ class Probe:
         return torch.tensor(flat + [-1] * (width - len(flat)) + [score if math.isfinite(score) else -1e6], dtype=torch.float64)
 
     def user(self, ctx: Context):
-        return self.encode(*run(ctx, self.model)[:2])
+        """A search that raises here (``max`` of an empty list) returned no hypothesis: what a search that lost
+        every one predicts, ([], -inf)."""
+        try:
+            return self.encode(*run(ctx, self.model)[:2])
+        except UserCodeError as exc:
+            if exc.kind != "user":
+                raise
+            return self.encode([], -math.inf)
 
     def expected(self, variant):
         variant = variant if isinstance(variant, Variant) else Variant()  # the engine's baseline means "correct"
@@ -234,6 +270,7 @@ class Probe:
 
 HYPOTHESES = (
     ("beam-last-step-score", Variant(score="last")),
+    ("beam-last-step-score", Variant(score="last-rank")),
     ("beam-finished-expanded", Variant(finished="expand")),
     ("beam-finished-dropped", Variant(finished="drop")),
     ("beam-finished-dropped", Variant(finished="drop-last")),
@@ -241,6 +278,20 @@ HYPOTHESES = (
     *(("beam-length-normalised", Variant(length=form, normalised=normalised))
       for form in ("mean", "bos", "gnmt") for normalised in (False, True)),
 )
+
+
+def slot_model(ctx: Context) -> Model:
+    """A toy model on which a search that keeps finished hypotheses live extends one past eos into its beam, while the
+    contract's search has a live hypothesis at every step (see finished_check)."""
+    kept = Variant(finished="kept")
+    for offset in range(1400, 1600):
+        model = make_model(ctx, offset, 7, 3, 5, eos_bias=1.0)
+        live_every_step = len({len(seq) for seq in search(model)[3]}) == model.max_len
+        if live_every_step and search(model, kept)[2] > MARGIN and any(
+            a == model.eos != b for seq in search(model, kept)[3] for a, b in zip(seq, seq[1:])
+        ):
+            return model
+    raise AssertionError("no toy model where a finished hypothesis takes a slot")  # pragma: no cover
 
 
 def last_step_model(ctx: Context, variants=()) -> Model:
@@ -270,6 +321,7 @@ class BeamSearchTask:
             CheckDef("numerical.no-eos", "numerical", partial(s, mk(6, 6, 3, 5, eos_bias=-30.0))),
             CheckDef("numerical.max-len-1", "numerical", partial(s, mk(7, 5, 2, 1))),
             CheckDef("numerical.eos-at-max-len", "numerical", partial(s, last_step_model(ctx))),
+            CheckDef("numerical.finished-leave-beam", "numerical", partial(finished_check, ctx, slot_model(ctx))),
             CheckDef("numerical.drawn", "numerical", partial(s, drawn_model(ctx), drawn=True)),
             CheckDef("stability.long-sequence", "stability", partial(s, mk(8, 20, 3, 40, eos_bias=-30.0, scale=0.8))),
             CheckDef("robustness.other-ids", "robustness", partial(s, mk(9, 7, 3, 6, bos=5, eos=2, eos_bias=1.0))),

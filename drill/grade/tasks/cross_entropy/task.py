@@ -38,7 +38,7 @@ class CrossEntropyVariant:
     ignored: str = "skip"  # skip (correct) | class0: ignored rows scored as class 0 (targets clamped)
     smoothing: str = "uniform"  # uniform: ε/C on every class | others: ε/(C-1) off the target | unnormalised: ε/C off the target only
     smooth_rows: str = "valid"  # valid (correct) | all: the smoothing term of ignored rows counted too
-    class_dim: int = -1  # -2: the softmax over the rows instead of the classes
+    class_dim: int = -1  # -2: over the rows; 0 or 1: a fixed axis, right for [N, C] logits only (dim=1), or never
 
 
 CORRECT_CE = CrossEntropyVariant()
@@ -182,6 +182,8 @@ HYPOTHESES = (
     ("ce-smoothing-wrong", CrossEntropyVariant(smoothing="unnormalised")),
     ("ce-sum-not-mean", CrossEntropyVariant(divisor="sum")),
     ("ce-wrong-class-dim", CrossEntropyVariant(class_dim=-2)),
+    ("ce-wrong-class-dim", CrossEntropyVariant(class_dim=1)),  # dim=1 written for [N, C]: the sequence of [B, T, C]
+    ("ce-wrong-class-dim", CrossEntropyVariant(class_dim=0)),
 )
 
 

@@ -275,6 +275,8 @@ class FlashTask:
             ("scale-missing", FlashVariant(base=replace(CORRECT, scale="none"))),
             ("scale-by-d", FlashVariant(base=replace(CORRECT, scale="d"))),
             ("causal-off-by-one", FlashVariant(base=replace(CORRECT, causal=1))),
+            # A kernel that visits every key block and lets the mask alone decide: key i + 1 crosses into the next block.
+            ("causal-off-by-one", FlashVariant(base=replace(CORRECT, causal=1), causal_blocks=ALL_BLOCKS)),
             ("causal-blocks-self", FlashVariant(base=replace(CORRECT, causal=-1))),
             ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"))),  # no mask in the diagonal tile
             ("causal-mask-missing", FlashVariant(base=replace(CORRECT, causal="none"), causal_blocks=ALL_BLOCKS)),

@@ -39,6 +39,7 @@ class SplitVariant:
     base: Variant = CORRECT
     merge: str = "lse"  # | average: the partials' plain mean | max-only: weights exp(m_c - M), the chunk sums
     #                     forgotten | unnormalised: sum of exp(L_c - max L) o_c, never divided by the total weight
+    #                     | argmax-lse / argmax-max: only the partial of the chunk with the largest L_c (or m_c)
     tail: str = "keep"  # | dropped: the short last chunk skipped | floor: chunks of Tk // n_splits, the rest never read
 
 
@@ -71,7 +72,10 @@ def split_reference(q, k, v, n_splits: int, variant=CORRECT):
     outs, maxes, lses = torch.stack(outs), torch.stack(maxes), torch.stack(lses)
     if variant.merge == "average":
         return outs.mean(dim=0)
-    logits = maxes if variant.merge == "max-only" else lses
+    logits = maxes if variant.merge in ("max-only", "argmax-max") else lses
+    if variant.merge.startswith("argmax"):
+        best = logits.argmax(dim=0, keepdim=True).expand(1, *outs.shape[1:])
+        return outs.gather(0, best)[0]
     weights = torch.exp(logits - logits.amax(dim=0))
     merged = (weights * outs).sum(dim=0)
     return merged if variant.merge == "unnormalised" else merged / weights.sum(dim=0)
@@ -272,6 +276,9 @@ class FlashDecodingTask:
         return (
             ("flash-decoding-plain-average", SplitVariant(merge="average")),
             ("flash-decoding-merge-max-only", SplitVariant(merge="max-only")),
+            # The hard form of the same max: only the chunk with the largest log-sum-exp (or max) is kept.
+            ("flash-decoding-merge-max-only", SplitVariant(merge="argmax-lse")),
+            ("flash-decoding-merge-max-only", SplitVariant(merge="argmax-max")),
             ("flash-decoding-merge-unnormalised", SplitVariant(merge="unnormalised")),
             ("flash-decoding-tail-dropped", SplitVariant(tail="dropped")),
             ("flash-decoding-tail-dropped", SplitVariant(tail="floor")),

@@ -12,10 +12,11 @@ user side's vector-Jacobian product leaves a parameter that does not require gra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, reduce
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from drill.grade.checks.common import deterministic_check, dtype_id, no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like, expect_shape
@@ -48,7 +49,7 @@ def scaling(how: str, r: int, alpha: float) -> float:
 @dataclass
 class Built:
     module: object
-    names: tuple[str, str, str] | None  # (A, B, base) submodule names
+    names: tuple[str, str, str] | None  # (A's weight, B's weight, base): "lora_A.weight", or loralib's parameter "lora_A"
     weight: torch.Tensor  # the base weight and bias the judge handed over (float64)
     bias: torch.Tensor | None
     r: int
@@ -58,16 +59,32 @@ class Built:
         """(W, b, A, B) in ``dtype``: the judge's base, the module's current A and B."""
         a, b, _ = self.names
         return (self.weight.to(dtype), None if self.bias is None else self.bias.to(dtype),
-                getattr(self.module, a).weight.detach().to(dtype), getattr(self.module, b).weight.detach().to(dtype))  # fmt: skip
+                tensor_at(self.module, a).detach().to(dtype), tensor_at(self.module, b).detach().to(dtype))  # fmt: skip
+
+
+def tensor_at(module, path: str):
+    """The parameter at a dotted path: ``lora_A.weight`` (an nn.Linear) or ``lora_A`` (loralib's nn.Parameter)."""
+    return reduce(getattr, path.split("."), module)
+
+
+def adapter_paths(module, a: str, b: str, in_: int, out: int, r: int) -> tuple[str, str] | None:
+    """A and B as bias-free nn.Linear(in, r) and nn.Linear(r, out), or as loralib's parameters [r, in] and [out, r]."""
+    if is_linear(getattr(module, a, None), in_, r) and is_linear(getattr(module, b, None), r, out):
+        return f"{a}.weight", f"{b}.weight"
+    pa, pb = (getattr(module, n, None) for n in (a, b))
+    if isinstance(pa, nn.Parameter) and isinstance(pb, nn.Parameter) and pa.shape == (r, in_) and pb.shape == (out, r):
+        return a, b
+    return None
 
 
 def find_names(module, weight, r: int):
     out, in_ = weight.shape
     for a, b in NAMES:
-        if is_linear(getattr(module, a, None), in_, r) and is_linear(getattr(module, b, None), r, out):
+        paths = adapter_paths(module, a, b, in_, out, r)
+        if paths:
             for name, sub in module.named_children():
                 if name not in (a, b) and is_linear(sub, in_, out) and torch.equal(sub.weight.detach().double(), weight):
-                    return a, b, name
+                    return *paths, name
     return None
 
 
@@ -82,7 +99,7 @@ def build(ctx: Context, dtype=torch.float32, shape=(OUT, IN), r: int = R, alpha:
     built = Built(module, find_names(module, w, r), w, b, r, alpha)
     if set_b and built.names is not None:
         value = (0.5 * ctx.randn(shape[0], r, gen=gen, dtype=torch.float64)).to(dtype)
-        ctx.user.assign(module, {f"{built.names[1]}.weight": value})
+        ctx.user.assign(module, {built.names[1]: value})
     return built
 
 
@@ -120,9 +137,10 @@ def layout_check(ctx: Context):
     built = build(ctx, set_b=False)
     if built.names is None:
         return outcome("fail", f"unrecognised layout: expected the base nn.Linear({IN}, {OUT}) as given and, beside it, "
-                       f"A = nn.Linear({IN}, r, bias=False) and B = nn.Linear(r, {OUT}, bias=False) (or lora_A, lora_B)")  # fmt: skip
-    a, b, base = built.names
-    with_bias = [n for n in (a, b) if getattr(built.module, n).bias is not None]
+                       f"A = nn.Linear({IN}, r, bias=False) and B = nn.Linear(r, {OUT}, bias=False) (or lora_A, lora_B), or loralib's "
+                       f"lora_A = nn.Parameter [r, {IN}] and lora_B = nn.Parameter [{OUT}, r]")  # fmt: skip
+    a, b, base = (n.removesuffix(".weight") for n in built.names)
+    with_bias = [n for n in (a, b) if getattr(getattr(built.module, n), "bias", None) is not None]
     if with_bias:
         return outcome("fail", f"{' and '.join(with_bias)} {'has a bias' if len(with_bias) == 1 else 'have biases'}: "
                        "LoRA's A and B are bias-free (the base keeps its own)")  # fmt: skip
@@ -139,14 +157,12 @@ def init_check(ctx: Context):
     expect_shape(out, (*X[:-1], OUT))
     base = F.linear(x, built.weight, built.bias)
     change = (out.detach() - base).abs().max().item()
-    _, b_name, _ = built.names
-    b_weight = getattr(built.module, b_name).weight
+    b_weight = tensor_at(built.module, built.names[1])
     if change > 1e-12 or b_weight.abs().max().item() != 0:
         return outcome("fail", f"at init the output differs from base(x) by {change:.3g} (B's largest |weight| is "
                        f"{b_weight.abs().max().item():.3g}): B must start at zero, so the adapter starts as the pretrained layer",
                        "lora-b-not-zero")  # fmt: skip
-    a_name = built.names[0]
-    if getattr(built.module, a_name).weight.abs().max().item() == 0:
+    if tensor_at(built.module, built.names[0]).abs().max().item() == 0:
         return outcome("fail", "A is all zeros as well as B: then neither gets a gradient and the adapter never trains; "
                        "initialise A randomly (peft: kaiming_uniform_(a=sqrt(5)))")  # fmt: skip
     return outcome("pass", "at init the output is base(x) exactly (B = 0), A random (float64)")
@@ -243,9 +259,9 @@ def gradient_check(ctx: Context):
         leaf, a, bb = (t.detach().clone().to(precision).requires_grad_() for t in (x64, a, bb))
         (reference(leaf, (w, b, a, bb), built.r, built.alpha) * seed_grad.to(precision)).sum().backward()
         grads[precision] = (leaf.grad, a.grad, bb.grad)
-    user = (x.grad, getattr(module, a_name).weight.grad, getattr(module, b_name).weight.grad)
+    user = (x.grad, tensor_at(module, a_name).grad, tensor_at(module, b_name).grad)
     pairs = []
-    for name, got, truth, same in zip(("dx", f"d{a_name}.weight", f"d{b_name}.weight"), user, grads[torch.float64], grads[torch.float32]):
+    for name, got, truth, same in zip(("dx", f"d{a_name}", f"d{b_name}"), user, grads[torch.float64], grads[torch.float32]):
         if got is None:
             return outcome("fail", f"no gradient reaches {name[1:]} (is it frozen or detached?)")
         pairs.append((name, got, truth, same))

@@ -26,7 +26,7 @@ FORBIDDEN = {"LRScheduler": "torch.optim.lr_scheduler (LambdaLR, CosineAnnealing
 
 @dataclass(frozen=True)
 class ScheduleVariant:
-    warmup: str = "step/w"  # step/w (correct) | (step+1)/w | (step+1)/(w+1) (nanoGPT's) | step/(w-1)
+    warmup: tuple[int, int] = (0, 0)  # (a, b): max_lr * (step + a) / (w + b); (1, 1) is nanoGPT's, (0, 0) correct
     period: str = "half"  # half: cos(pi p) (correct) | full: cos(2 pi p) | quarter: cos(pi p / 2) | from-zero: p = step / total
     floor: str = "flat"  # flat (correct) | ignored: decays to 0 and stays | ignored-decay: decays to 0, min_lr after total
     #                    | unclamped: the cosine goes on after total | added: min_lr + max_lr * c
@@ -38,9 +38,8 @@ CORRECT_SCHEDULE = ScheduleVariant()
 def reference(step, warmup_steps, total_steps, max_lr, min_lr=0.0, variant: ScheduleVariant = CORRECT_SCHEDULE) -> float:
     w, t = warmup_steps, total_steps
     if step < w:
-        frac = {"step/w": step / w, "(step+1)/w": (step + 1) / w, "(step+1)/(w+1)": (step + 1) / (w + 1),
-                "step/(w-1)": step / max(w - 1, 1)}[variant.warmup]  # fmt: skip
-        return max_lr * frac
+        a, b = variant.warmup
+        return max_lr * (step + a) / max(w + b, 1)
     low = 0.0 if variant.floor in ("ignored", "ignored-decay") else min_lr
     if step > t and variant.floor != "unclamped":
         return min_lr if variant.floor == "ignored-decay" else low
@@ -142,9 +141,8 @@ class Probe:
 
 
 HYPOTHESES = (
-    ("lr-warmup-off-by-one", ScheduleVariant(warmup="(step+1)/w")),
-    ("lr-warmup-off-by-one", ScheduleVariant(warmup="(step+1)/(w+1)")),
-    ("lr-warmup-off-by-one", ScheduleVariant(warmup="step/(w-1)")),
+    # every off-by-one of the warmup ramp: the step counted from 1, the warmup length one longer or shorter, or both
+    *(("lr-warmup-off-by-one", ScheduleVariant(warmup=(a, b))) for a in (0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)),
     ("lr-cosine-period", ScheduleVariant(period="full")),
     ("lr-cosine-period", ScheduleVariant(period="quarter")),
     ("lr-cosine-period", ScheduleVariant(period="from-zero")),

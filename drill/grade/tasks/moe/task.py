@@ -297,7 +297,8 @@ def aux_gradient_check(ctx: Context):
         return outcome("skip", NO_LAYOUT)
     x = make_tokens(ctx, built, 12, 300)
     _, aux = forward(ctx, built.module, x)
-    ctx.call(lambda: aux.backward(), watch=False)
+    if aux.requires_grad:  # an aux loss with no graph at all (P_i detached too) cannot even be backpropagated
+        ctx.call(lambda: aux.backward(), watch=False)
     router = getattr(built.module, built.router).weight
     grads = []
     for precision in (torch.float64, torch.float32):  # float32: the same ops, for code that routes in float32

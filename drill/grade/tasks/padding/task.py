@@ -29,12 +29,13 @@ class PadVariant:
     length_offset: int = 0  # keys j < lengths[b] + offset are real: <= instead of <, or lengths - 1
 
 
+# All PadVariants, so that combine() pairs a mask or causal mistake with a padding one (two bugs at once).
 HYPOTHESES = (
-    ("mask-inverted", Variant(mask="inverted")),
-    ("mask-on-queries", Variant(mask="transposed")),
-    ("causal-off-by-one", Variant(causal=1)),
-    ("causal-blocks-self", Variant(causal=-1)),
-    ("causal-transposed", Variant(causal="triu")),
+    ("mask-inverted", PadVariant(Variant(mask="inverted"))),
+    ("mask-on-queries", PadVariant(Variant(mask="transposed"))),
+    ("causal-off-by-one", PadVariant(Variant(causal=1))),
+    ("causal-blocks-self", PadVariant(Variant(causal=-1))),
+    ("causal-transposed", PadVariant(Variant(causal="triu"))),
     ("padding-query-rows-masked", PadVariant(rows=True)),
     ("padding-length-off-by-one", PadVariant(length_offset=1)),
     ("padding-length-off-by-one", PadVariant(length_offset=-1)),

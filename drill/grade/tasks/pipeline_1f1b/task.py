@@ -27,7 +27,8 @@ class ScheduleVariant:
     order: str = "1f1b"  # 1f1b (correct) | gpipe: all forwards, then all backwards | bf: steady state B before F
     warmup: int = 0  # added to the correct warm-up count p - s - 1
     reversed_stages: bool = False  # the warm-up counted from the wrong end: s instead of p - s - 1
-    clip: bool = True  # the warm-up clipped to m (fewer micro-batches than stages)
+    clip: str = "yes"  # the warm-up clipped to m (fewer micro-batches than stages) | no: forwards past m, the cooldown
+    #                    from the negative id m - warmup | forwards: forwards past m, the backwards still 0..m-1
     cooldown: bool = True  # the remaining backwards after the steady state
 
 
@@ -41,13 +42,14 @@ def reference(p: int, m: int, variant: ScheduleVariant = CORRECT_SCHEDULE) -> li
             out.append([("F", i) for i in range(m)] + [("B", i) for i in range(m)])
             continue
         warmup = max(0, (s if variant.reversed_stages else p - s - 1) + variant.warmup)
-        warmup = min(warmup, m) if variant.clip else warmup
+        warmup = min(warmup, m) if variant.clip == "yes" else warmup
         ops = [("F", i) for i in range(warmup)]
         for i in range(m - warmup):
             pair = [("F", warmup + i), ("B", i)]
             ops += pair[::-1] if variant.order == "bf" else pair
         if variant.cooldown:
-            ops += [("B", i) for i in range(m - warmup, m)]  # unclipped: from a negative id, as the code would
+            first = max(0, m - warmup) if variant.clip == "forwards" else m - warmup  # "no": a negative id, as the code would
+            ops += [("B", i) for i in range(first, m)]
         out.append(ops)
     return out
 
@@ -220,7 +222,8 @@ HYPOTHESES = (
     ("pipeline-warmup-off-by-one", ScheduleVariant(warmup=1)),
     ("pipeline-warmup-off-by-one", ScheduleVariant(warmup=-1)),
     ("pipeline-warmup-stage-reversed", ScheduleVariant(reversed_stages=True)),
-    ("pipeline-warmup-not-clipped", ScheduleVariant(clip=False)),
+    ("pipeline-warmup-not-clipped", ScheduleVariant(clip="no")),
+    ("pipeline-warmup-not-clipped", ScheduleVariant(clip="forwards")),
     ("pipeline-cooldown-missing", ScheduleVariant(cooldown=False)),
 )
 

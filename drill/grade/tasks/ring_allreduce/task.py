@@ -25,7 +25,9 @@ from drill.grade.user.wire import Comm
 class RingVariant:
     pattern: str = "ring"  # ring (correct) | server: every rank's data to rank 0, the sums back from rank 0
     rs_offset: int = 0  # added to the chunk index of the reduce-scatter: (r - step + offset) % N
+    ag_offset: int = 0  # added to the chunk index of the all-gather: (r + 1 - step + offset) % N
     gather_ranks: int = 0  # fewer ranks that forward in the all-gather (1: the last rank never does)
+    gather_sent: bool = False  # ... though they still call comm.send: only the store of what they sent is skipped
     gather: bool = True  # the all-gather at all (without it each rank holds one reduced chunk)
     gather_adds: bool = False  # the all-gather adds the received chunk instead of overwriting it
     scatter_overwrites: bool = False  # the reduce-scatter overwrites its chunk instead of adding
@@ -55,9 +57,11 @@ def reference(chunks, variant: RingVariant = CORRECT_RING):
             sends.append((r, dst, buf[r][c].numel()))
             buf[dst][c] = buf[r][c].clone() if variant.scatter_overwrites else buf[dst][c] + buf[r][c]
     for step in range(n - 1 if variant.gather else 0):
-        for r in range(n - variant.gather_ranks):
-            c, dst = (r + 1 - step) % n, (r + 1) % n
+        for r in range(n if variant.gather_sent else n - variant.gather_ranks):
+            c, dst = (r + 1 - step + variant.ag_offset) % n, (r + 1) % n
             sends.append((r, dst, buf[r][c].numel()))
+            if r >= n - variant.gather_ranks:
+                continue
             buf[dst][c] = buf[dst][c] + buf[r][c] if variant.gather_adds else buf[r][c].clone()
     return buf, sends
 
@@ -214,10 +218,12 @@ class Probe:
     n: int
     size: int
     offset: int
+    ragged: bool = False  # chunk c of size + c: the elements each rank sends tell which chunks it forwarded
 
     def chunks(self):
         gen = torch.Generator().manual_seed(self.offset)
-        return [[torch.randn(self.size, generator=gen, dtype=torch.float64) for _ in range(self.n)] for _ in range(self.n)]
+        sizes = [self.size + c * self.ragged for c in range(self.n)]
+        return [[torch.randn(s, generator=gen, dtype=torch.float64) for s in sizes] for _ in range(self.n)]
 
     def user(self, ctx: Context):
         try:
@@ -236,7 +242,10 @@ HYPOTHESES = (
     ("ring-parameter-server", RingVariant(pattern="server")),
     ("ring-chunk-off-by-one", RingVariant(rs_offset=1)),
     ("ring-chunk-off-by-one", RingVariant(rs_offset=-1)),
+    ("ring-chunk-off-by-one", RingVariant(ag_offset=1)),
+    ("ring-chunk-off-by-one", RingVariant(ag_offset=-1)),
     ("ring-allgather-skips-rank", RingVariant(gather_ranks=1)),
+    ("ring-allgather-skips-rank", RingVariant(gather_ranks=1, gather_sent=True)),
     ("ring-allgather-missing", RingVariant(gather=False)),
     ("ring-allgather-adds", RingVariant(gather_adds=True)),
     ("ring-scatter-overwrites", RingVariant(scatter_overwrites=True)),
@@ -262,7 +271,7 @@ class RingAllreduceTask:
         ]
 
     def probes(self, ctx: Context) -> list[Probe]:
-        return [Probe(4, 3, 1), Probe(5, 2, 2), Probe(3, 4, 3)]
+        return [Probe(4, 3, 1), Probe(5, 2, 2), Probe(3, 4, 3), Probe(4, 1, 4, ragged=True)]
 
     def hypotheses(self, ctx: Context):
         return HYPOTHESES

@@ -28,7 +28,7 @@ X = (2, 3, 5, 8)
 class RopeVariant:
     pairing: str = "interleaved"  # which dims rotate together: interleaved | half
     freqs: str | None = None  # the layout of the per-dim angles; None = the pairing's own (correct)
-    exponent: str = "-2i/D"  # -2i/D (correct) | -i/D | +2i/D
+    exponent: str = "-2i/D"  # -2i/D (correct) | -i/D | +2i/D | -4i/D (2i over D/2) | -2i/(D-2) (linspace(0, 1, D/2))
     sign: int = 1  # -1: rotated the other way (positions negated)
     swapped: bool = False  # x*sin + rotate(x)*cos
     ignores_positions: bool = False  # rotates row t by angle t (arange(T)), whatever positions says
@@ -36,7 +36,8 @@ class RopeVariant:
 
 def inverse_frequencies(d: int, variant: RopeVariant, base: float) -> torch.Tensor:
     i = torch.arange(d // 2, dtype=torch.float64)
-    power = {"-2i/D": -2 * i / d, "-i/D": -i / d, "+2i/D": 2 * i / d}[variant.exponent]
+    power = {"-2i/D": -2 * i / d, "-i/D": -i / d, "+2i/D": 2 * i / d, "-4i/D": -4 * i / d,
+             "-2i/(D-2)": -2 * i / max(d - 2, 2)}[variant.exponent]  # fmt: skip
     return base**power
 
 
@@ -227,6 +228,8 @@ class RopeTask:
             found += [
                 ("rope-frequency-exponent", replace(right, exponent="-i/D")),
                 ("rope-frequency-exponent", replace(right, exponent="+2i/D")),
+                ("rope-frequency-exponent", replace(right, exponent="-4i/D")),  # 2i divided by D/2, not D
+                ("rope-frequency-exponent", replace(right, exponent="-2i/(D-2)")),  # the last pair reaches 1/base
                 ("rope-rotation-direction", replace(right, sign=-1)),
                 ("rope-sin-cos-swapped", replace(right, swapped=True)),
                 ("rope-pairing-mismatch", replace(right, freqs=LAYOUTS[pairing == "interleaved"])),

@@ -31,6 +31,7 @@ LABEL_CHECKS = frozenset({"labels.prompt-and-padding", "labels.pad-id", "labels.
 class SFTVariant:
     shift: str = "next"  # next (correct): logits[t] vs labels[t + 1] | none: logits[t] vs labels[t] | back: logits[t + 1] vs labels[t]
     mean: str = "tokens"  # tokens (correct) | sequence: a mean per sequence, then over sequences | positions: ignored ones counted
+    #                       | sequence-local: a mean per sequence only where num_items_in_batch is not given
     items: str = "divide"  # divide (correct): sum / num_items_in_batch when given | local: num_items_in_batch ignored
 
 
@@ -45,7 +46,7 @@ def reference(logits, labels, num_items_in_batch=None, variant: SFTVariant = COR
     valid = labels != IGNORE
     logp = torch.log_softmax(logits, dim=-1)
     nll = -logp.gather(-1, torch.where(valid, labels, 0)[..., None]).squeeze(-1) * valid
-    if variant.mean == "sequence":
+    if variant.mean == "sequence" or (variant.mean == "sequence-local" and num_items_in_batch is None):
         return (nll.sum(1) / valid.sum(1)).mean()
     if num_items_in_batch is not None and variant.items == "divide":
         return nll.sum() / float(num_items_in_batch)
@@ -232,6 +233,7 @@ HYPOTHESES = (
     ("sft-no-shift", SFTVariant(shift="none")),
     ("sft-no-shift", SFTVariant(shift="back")),
     ("sft-per-sequence-mean", SFTVariant(mean="sequence")),
+    ("sft-per-sequence-mean", SFTVariant(mean="sequence-local")),
     ("sft-ignored-in-mean", SFTVariant(mean="positions")),
     ("sft-micro-batch-mean", SFTVariant(items="local")),
 )

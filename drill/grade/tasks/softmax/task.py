@@ -47,6 +47,7 @@ SHAPE_CASES = (
     ("shape.1d", (7,), 0),
     ("shape.dim1", (3, 6, 4), 1),
 )
+WIDE, SMALL = 100.0, 2.0  # stability.wide-rows: a row from -100 to 100, exp(200) overflows float32; from -2 to 2 not
 NUMERICAL_CASES = (("last-dim", (2, 3, 5, 7), -1), ("dim1", (3, 6, 4), 1), ("dim0", (6, 4, 5), 0), ("dim-2", (4, 5, 6), -2))
 
 
@@ -170,6 +171,31 @@ def large_logits_check(ctx: Context, dtype, magnitude: float):
     return outcome("pass", "; ".join(f"{label}: finite, max error {e:.2g} (allowed {a:.2g})" for label, e, a in pairs))
 
 
+def wide_rows_check(ctx: Context):
+    """float32 rows spanning -WIDE..WIDE, every row's max the same (a max over the whole tensor is right here): only a
+    shift by the max keeps every exponent <= 0; a shift by the min, the mean or nothing takes exp of up to 2 * WIDE,
+    past float32's 88, though logits of one size (the large-logits check) hide it. The code only when the same rows
+    scaled down are right: a sum over the wrong axis meets 0 / 0 here too, without any overflow."""
+    x = WIDE * torch.tanh(ctx.randn(4, 9, gen=ctx.generator(450), dtype=torch.float64))
+    x[:, 0], x[:, -1] = WIDE, -WIDE
+    out = run(ctx, x.float(), -1)
+    label = f"float32 rows spanning ±{WIDE:g}"
+    truth = softmax_reference(x, -1)
+    expect_shape(out, truth.shape)
+    bad = first_nonfinite(out, truth)
+    if bad is not None:
+        small = x * (SMALL / WIDE)
+        if versus_truth("", run(ctx, small.float(), -1), small, -1, torch.float32).status == "pass":
+            return outcome("fail", f"{label}: non-finite output at {list(bad)}; the same rows scaled to ±{SMALL:g} are right: "
+                                   "exp overflowed", "softmax-no-max-shift")  # fmt: skip
+        return outcome("fail", f"{label}: non-finite output at {list(bad)}, and the same rows scaled to ±{SMALL:g} are wrong too")
+    verdict = judge(out, truth, softmax_reference(x.float(), -1))
+    allowed = max(verdict.allowed, 4 * torch.finfo(torch.float32).eps * WIDE)  # a log-sum-exp route rounds at 100
+    if verdict.error > allowed:
+        return outcome("fail", f"{label}: max error {verdict.error:.3g} at {list(verdict.where)} (allowed {allowed:.3g})")
+    return outcome("pass", f"{label}: finite, max error {verdict.error:.2g} (allowed {allowed:.2g})")
+
+
 def row_offsets_check(ctx: Context):
     """float64 rows at offsets +600, 0, -600: the right softmax never sees a number below exp(-50);
     one shifted by the whole tensor's max computes exp(-1200) = 0 for the lowest row, and 0 / 0."""
@@ -240,6 +266,7 @@ class SoftmaxTask:
             CheckDef("mask-leak.independent-slices", "mask-leak", partial(independent_slices_check, ctx)),
             CheckDef("stability.large-logits", "stability", partial(large_logits_check, ctx, torch.float32, 1e4)),
             CheckDef("stability.large-logits.float16", "stability", partial(large_logits_check, ctx, torch.float16, 1e2)),
+            CheckDef("stability.wide-rows", "stability", partial(wide_rows_check, ctx)),
             CheckDef("stability.row-offsets", "stability", partial(row_offsets_check, ctx)),
             CheckDef("robustness.no-mutation", "robustness", partial(no_mutation_check, ctx, lambda: run(ctx, x, -1), {"x": x})),
             CheckDef("robustness.varying-shape", "robustness", partial(varying_check, ctx)),

@@ -28,7 +28,9 @@ class Variant:
     draw: bool = True  # accept a draft with p < q with probability p / q (False: reject it outright)
     inverted: bool = False  # the ratio q / p
     stop: bool = True  # stop after the first rejection
+    bonus_any: bool = False  # with stop=False: the bonus is added even after a rejection (the loop always ran to its end)
     bonus: bool = True  # add a token from target_probs[gamma] when every draft is accepted
+    resample: bool = True  # at the rejection, emit the token drawn from the residual (False: stop with the accepted ones)
 
 
 def inverse_cdf(probs: torch.Tensor, u: float) -> int:
@@ -59,11 +61,12 @@ def accept_reference(draft, q, p, u, variant: Variant = Variant()):
         if ok:
             out.append(x)
             continue
-        out.append(inverse_cdf(residual(p[i], q[i]), float(u[i + 1])))
+        if variant.resample:
+            out.append(inverse_cdf(residual(p[i], q[i]), float(u[i + 1])))
         rejected = True
         if variant.stop:
             break
-    if not rejected and variant.bonus:
+    if (not rejected or variant.bonus_any) and variant.bonus:
         out.append(inverse_cdf(p[gamma], float(u[gamma])))
     return out, steps
 
@@ -206,10 +209,12 @@ def residual_check(ctx: Context):
     base = Case(torch.tensor([0]), q, p, torch.zeros(2, dtype=torch.float64))  # residual [0, .4, 0, .4, 0, .2]
     r = residual(p[0], q[0]).cumsum(0)
     grid = [float(v) for v in torch.linspace(0.02, 0.98, 13, dtype=torch.float64) if (r - v).abs().min() > MARGIN]
-    for value in grid:
-        case = Case(base.draft, q, p, torch.tensor([0.5, value], dtype=torch.float64))
+    cases = [Case(base.draft, q, p, torch.tensor([0.5, value], dtype=torch.float64)) for value in grid]
+    outputs = [run(ctx, case) for case in cases]
+    if all(got[:1] == [0] for got in outputs):  # the draft token whatever uniforms[1]: accepted, a ratio mistake
+        return outcome("fail", f"p(draft token 0) = 0 must reject it whatever the uniform (uniforms[0] = 0.5); got {outputs[0]}")
+    for value, case, got in zip(grid, cases, outputs):
         want = accept_reference(case.draft, q, p, case.u)[0]
-        got = run(ctx, case)
         if len(got) != 1:
             return outcome("fail", f"p(draft token) = 0 must reject it and emit one resampled token; got {got}")
         if got != want:
@@ -293,7 +298,7 @@ class Probe:
         return torch.tensor([len(tokens), *tokens, *[-1] * (gamma + 1 - len(tokens))][: gamma + 2], dtype=torch.float64)
 
     def user(self, ctx: Context):
-        return self.encode(run(ctx, self.case, torch.float64))
+        return self.encode(tokens_of(ctx.call(ctx.entry, *_sent(ctx, self.case, torch.float64))))  # no token is evidence too
 
     def expected(self, variant):
         variant = variant if isinstance(variant, Variant) else Variant()  # the engine's baseline means "correct"
@@ -304,12 +309,15 @@ HYPOTHESES = (
     ("spec-rejects-without-drawing", Variant(draw=False)),
     ("spec-ratio-inverted", Variant(inverted=True)),
     ("spec-no-stop-after-rejection", Variant(stop=False)),
+    ("spec-no-stop-after-rejection", Variant(stop=False, bonus_any=True)),
+    ("spec-no-resample", Variant(resample=False)),
     ("spec-bonus-missing", Variant(bonus=False)),
 )
 
 
 class SpeculativeTask:
     name = "speculative"
+    implies = {"spec-no-resample": {"wrong-output-shape"}}  # a rejection at draft 0 then returns no token at all
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         c = partial(make_case, ctx)

@@ -30,7 +30,9 @@ MEMORY = (37, 901, 6, 5, 64)  # Q, N, D, k, chunk_size: Q x N = 33337 elements, 
 class TopkVariant:
     normalise: str = "both"  # both (correct) | none: raw dot products | docs | queries: one side only | dim0: over the rows
     merge: str = "resort"  # resort (correct) | concat: per-chunk top-k concatenated in chunk order, the first k kept
-    order: str = "descending"  # descending (correct) | ascending: the k best, worst first
+    # descending (correct) | ascending: the k best, worst first | bottom: an ascending sort cut to its first k, the k
+    # worst documents (descending=True forgotten)
+    order: str = "descending"
 
 
 CORRECT_TOPK = TopkVariant()
@@ -47,20 +49,21 @@ def cosine(queries, docs, variant: TopkVariant = CORRECT_TOPK):
     return q @ d.T
 
 
-def stable_topk(scores, k):
-    """The k best per row, descending, equal scores by index (a stable sort of the negated scores)."""
-    order = torch.sort(scores, dim=-1, descending=True, stable=True).indices[..., :k]
+def stable_topk(scores, k, largest: bool = True):
+    """The k best per row, descending, equal scores by index (a stable sort); the k worst, ascending, if not largest."""
+    order = torch.sort(scores, dim=-1, descending=largest, stable=True).indices[..., :k]
     return scores.gather(-1, order), order
 
 
 def reference(queries, docs, k, chunk_size=None, variant: TopkVariant = CORRECT_TOPK):
-    scores = cosine(queries, docs, variant)
+    scores, largest = cosine(queries, docs, variant), variant.order != "bottom"
     if variant.merge == "concat" and chunk_size:
-        parts = [stable_topk(scores[:, s : s + chunk_size], min(k, scores[:, s : s + chunk_size].shape[1])) for s in range(0, scores.shape[1], chunk_size)]
+        parts = [stable_topk(scores[:, s : s + chunk_size], min(k, scores[:, s : s + chunk_size].shape[1]), largest)
+                 for s in range(0, scores.shape[1], chunk_size)]
         top = torch.cat([p[0] for p in parts], 1)[:, :k]
         ids = torch.cat([p[1] + i * chunk_size for i, p in enumerate(parts)], 1)[:, :k]
     else:
-        top, ids = stable_topk(scores, k)
+        top, ids = stable_topk(scores, k, largest)
     if variant.order == "ascending":
         top, ids = top.flip(-1), ids.flip(-1)
     return top, ids
@@ -241,6 +244,7 @@ HYPOTHESES = (
     ("topk-normalised-wrong-dim", TopkVariant(normalise="dim0")),
     ("topk-chunks-not-resorted", TopkVariant(merge="concat")),
     ("topk-ascending", TopkVariant(order="ascending")),
+    ("topk-ascending", TopkVariant(order="bottom")),
 )
 
 
