@@ -72,14 +72,20 @@ def same_output(a: torch.Tensor, b: torch.Tensor, tol: float) -> bool:
     return a.shape == b.shape and torch.allclose(a, b, atol=tol, rtol=tol, equal_nan=True)
 
 
+def distinct(a: float, b: float, least: int = 6, zeros: bool = True) -> tuple[str, str]:
+    """Two different numbers printed to the same number of significant digits (``least`` at least, trailing zeros
+    kept when ``zeros``), enough that they read differently: a message never shows "-1.33451 vs -1.33451"."""
+    keep = "#" if zeros else ""
+    for digits in range(least, 18):
+        x, y = f"{a:{keep}.{digits}g}", f"{b:{keep}.{digits}g}"
+        if x != y:
+            return x, y
+    return repr(a), repr(b)
+
+
 def shown(value: float, other: float) -> str:
-    """``value`` with the fewest significant digits (4 at least) that do not print it as ``other``: a message
-    never shows two different numbers as the same one ("-1.33451 vs -1.33451")."""
-    for digits in range(4, 18):
-        text = f"{value:.{digits}g}"
-        if text != f"{other:.{digits}g}":
-            return text
-    return repr(value)
+    """``value`` alone, with the fewest significant digits (4 at least) that do not print it as ``other``."""
+    return distinct(value, other, least=4, zeros=False)[0]
 
 
 def first_nonfinite(user: torch.Tensor, truth: torch.Tensor) -> tuple[int, ...] | None:

@@ -18,6 +18,7 @@ from itertools import chain, combinations
 
 import torch
 
+from drill.grade.checks.compare import distinct
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
 from drill.grade.tolerance import judge
@@ -175,15 +176,6 @@ def sequence_score(m: Model, tokens: list[int], dtype=torch.float64) -> float:
         total = total + log_probs(m.table, torch.tensor([seq]))[0, t].to(dtype)
         seq.append(t)
     return total.item()
-
-
-def distinct(a: float, b: float) -> tuple[str, str]:
-    """Two different numbers printed to the same digits (6 at least), enough that they read differently."""
-    for digits in range(6, 18):
-        x, y = f"{a:#.{digits}g}", f"{b:#.{digits}g}"  # "#": trailing zeros kept, both the same length
-        if x != y:
-            return x, y
-    return repr(a), repr(b)
 
 
 def score_check(m: Model, where: str, got: list[int], score: float, precision, want: float):
