@@ -1,5 +1,5 @@
 """``--help`` in the user's language: a translated copy of the Typer app, made before Typer builds its Click
-commands, from the gettext catalog of drill.text.help_catalog. Only a start that shows help comes here."""
+commands, from the gettext catalog ``help`` (drill.text.catalogs). Only a start that shows help comes here."""
 
 import functools
 import inspect
@@ -55,12 +55,12 @@ def split_lang(argv: list[str]) -> tuple[Optional[str], list[str]]:
 
 
 def in_language(group: typer.Typer, lang: str) -> typer.Typer:
-    """``group`` with its help in ``lang`` from drill.text.help_catalog (English has no catalog: its msgids)."""
-    from drill.text.help_catalog import translations
+    """``group`` with its help in ``lang`` from the ``help`` catalog (English has no catalog: its msgids)."""
+    from drill.text.catalogs import translations
     from drill.views import cjk_wrap
 
     cjk_wrap.install()  # Chinese help wraps between characters, as every view's does (English: at spaces, as before)
-    catalog = translations(lang)
+    catalog = translations("help", lang)
     return help_in(group, lambda text: catalog.gettext(text))
 
 

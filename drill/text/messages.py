@@ -43,8 +43,6 @@ def translated(text: str, lang: str) -> str:
     """``text`` in ``lang``: a Msg from the catalog (English: the Msg itself), any other text as it is."""
     if lang == "en" or not isinstance(text, Msg):
         return str(text)
-    import gettext
-    from pathlib import Path
+    from drill.text.catalogs import translations
 
-    catalog = gettext.translation(DOMAIN, Path(__file__).parent / "locale", languages=[lang], fallback=True)
-    return text.render(catalog.gettext)
+    return text.render(translations(DOMAIN, lang).gettext)
