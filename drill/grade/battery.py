@@ -23,6 +23,7 @@ from drill.grade.remote import Abort, InternalError, UserCodeError
 from drill.grade.report import FAILING, Check, Report
 from drill.grade.tasks import TASKS, detect
 from drill.grade.tracing import leak_pictures, run_trace
+from drill.text.messages import Ev
 
 Emit = Callable[[dict], None]
 DEFAULT_TIMEOUT = 60.0
@@ -36,10 +37,10 @@ def resolve_device(name: str) -> torch.device:
         torch.backends.cudnn.allow_tf32 = False
         return torch.device("cuda")
     if name == "cuda":
-        build = f"torch {torch.__version__}" + (
-            f" (built for CUDA {torch.version.cuda})" if torch.version.cuda else " (a CPU-only build)"
-        )
-        raise DrillError("--device cuda: CUDA is not available to {build}", build=str(build))
+        if torch.version.cuda:
+            raise DrillError("--device cuda: CUDA is not available to torch {version} (built for CUDA {cuda})",
+                             version=torch.__version__, cuda=torch.version.cuda)  # fmt: skip
+        raise DrillError("--device cuda: CUDA is not available to torch {version} (a CPU-only build)", version=torch.__version__)
     return torch.device("cpu")
 
 
@@ -49,9 +50,9 @@ def run_check(definition: CheckDef, ctx: Context) -> Check:
         result = definition.run()
     except UserCodeError as exc:
         codes = ["not-implemented"] if exc.kind == "not-implemented" else raised_codes(str(exc), ctx.path)
-        result = Check("", "", "error", str(exc), codes)
+        result = Check("", "", "error", exc.args[0], codes)
     except WrongShape as exc:
-        result = Check("", "", "fail", str(exc), ["wrong-output-shape"])
+        result = Check("", "", "fail", exc.args[0], ["wrong-output-shape"])
     except InternalError:
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. the user returned something unusable
@@ -61,7 +62,7 @@ def run_check(definition: CheckDef, ctx: Context) -> Check:
             import traceback
 
             raise InternalError(f"{type(exc).__name__} in check {definition.id}: {exc}", traceback.format_exc()) from exc
-        result = Check("", "", "error", f"could not check the result: {type(exc).__name__}: {exc}")
+        result = Check("", "", "error", Ev("could not check the result: {type}: {text}", type=type(exc).__name__, text=str(exc)))
     finally:
         ctx.user.release()
     result.id, result.category = definition.id, definition.category
@@ -83,10 +84,16 @@ def raised_in_reference(exc: BaseException) -> bool:
 def rules_check(ctx: Context, task) -> Check:
     seen = ctx.user.builtins_seen()
     if not seen:
-        return Check("rules.builtins", "rules", "pass", f"no call to torch's own {getattr(task, 'builtin_what', 'attention')}")
+        what = getattr(task, "builtin_what", ATTENTION)
+        return Check("rules.builtins", "rules", "pass", Ev("no call to torch's own {what}", what=what if isinstance(what, Ev) else Ev("{code}", code=what)))
+    described = {str(shown): shown for shown in (getattr(task, "forbidden", None) or {}).values() if isinstance(shown, Ev)}
+    names = Ev.seq([name if isinstance(name, Ev) else described.get(name) or Ev("{code}", code=name) for name in seen], ", ")  # code: backticked in Chinese
     if ctx.allow_builtins:
-        return Check("rules.builtins", "rules", "pass", f"uses {', '.join(seen)} (allowed by --allow-builtins)")
-    return Check("rules.builtins", "rules", "fail", f"calls {', '.join(seen)}", [getattr(task, "builtin_code", "uses-builtin")])
+        return Check("rules.builtins", "rules", "pass", Ev("uses {names} (allowed by --allow-builtins)", names=names))
+    return Check("rules.builtins", "rules", "fail", Ev("calls {names}", names=names), [getattr(task, "builtin_code", "uses-builtin")])
+
+
+ATTENTION = Ev("attention")
 
 
 GRADE_MEMORY = 2 << 30  # the grader's inputs are a few MiB: 2 GiB beyond torch is room for any naive O(T²) kernel on them
@@ -141,7 +148,7 @@ def run_battery(
             start(1)
             category = "rules" if exc.kind == "rule" else "robustness"
             check = Check("load.import" if exc.kind != "rule" else "rules.no-drill-import", category,
-                          "fail" if exc.kind == "rule" else "error", str(exc))  # fmt: skip
+                          "fail" if exc.kind == "rule" else "error", exc.args[0])  # fmt: skip
             report.diagnosis = diagnose([check])
             return finish(check)
 
@@ -181,8 +188,8 @@ def run_battery(
         left = user.close()
     if left:
         names_left = ", ".join(sorted(set(left))[:5])
-        finish(Check("isolation.processes", "robustness", "warn",
-                     f"your code left {len(left)} process{'es' if len(left) > 1 else ''} running ({names_left}); "
-                     f"drill killed {'them' if len(left) > 1 else 'it'} at the end of the grade"))  # fmt: skip
+        left_behind = (Ev("your code left {n} processes running ({names}); drill killed them at the end of the grade", n=len(left), names=names_left)
+                       if len(left) > 1 else Ev("your code left 1 process running ({names}); drill killed it at the end of the grade", names=names_left))  # fmt: skip
+        finish(Check("isolation.processes", "robustness", "warn", left_behind))
     report.duration_s = time.perf_counter() - started
     return report

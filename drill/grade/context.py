@@ -17,6 +17,7 @@ import torch
 from drill.grade.remote import UserCodeError, UserModule, UserProcess
 from drill.grade.report import Check
 from drill.grade.user.wire import Handle
+from drill.text.messages import Ev
 
 
 @dataclass
@@ -79,7 +80,8 @@ class Context:
             if self.user.stopped:
                 raise self.user.stopped from None
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            raise UserCodeError(f"raised {type(exc).__name__}" + (f": {text}" if text else "")) from None
+            name = type(exc).__name__
+            raise UserCodeError(Ev("raised {type}: {text}", type=name, text=text) if text else Ev("raised {type}", type=name)) from None
 
     def call_each(self, fn, arg_lists: list[tuple]) -> list:
         """``fn(*args)`` for each of ``arg_lists``, in one round trip to the user side (no gradients)."""
@@ -109,7 +111,7 @@ class WrongShape(Exception):
     """The user's output does not have the shape the contract requires."""
 
 
-def outcome(status: str, message: str = "", *codes: str) -> Check:
+def outcome(status: str, message: Ev | str = "", *codes: str) -> Check:
     """A Check without id/category; the engine fills those in from the CheckDef."""
     return Check("", "", status, message, list(codes))
 

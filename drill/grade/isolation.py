@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from drill.errors import DrillError, ExitCode
-from drill.text.messages import Msg
+from drill.text.messages import Ev, Msg
 from drill.grade.report import Check, Report
 from drill.grade.user import procs, sandbox
 
@@ -43,13 +43,13 @@ class JudgeFailed(DrillError):
     def __init__(self, message: str, detail: str = ""):
         super().__init__(Msg("internal error of drill's grader (not your code): {why}; rerun with --debug for the traceback", why=message), exit_code=ExitCode.FAILED)
         if detail:
-            self.add_note(f"judge traceback:\n{detail}")
+            self.add_note(f"judge traceback:\n{detail}")  # shown as is: --debug's traceback, for drill's developers
 
 
 class JudgeAttacked(JudgeFailed):
     """The judge was killed or stopped by a signal drill never sends it: only the user side could have."""
 
-    def __init__(self, how: str):
+    def __init__(self, how: Ev):
         DrillError.__init__(self, how, exit_code=ExitCode.FAILED)
         self.how = how
 
@@ -60,11 +60,11 @@ POLL = 0.25  # seconds between looks at whether the judge was stopped
 
 
 class Malformed(Exception):
-    """A line on the result channel that is not an event the judge writes."""
+    """A line on the result channel that is not an event the judge writes; its message (an Ev) says what it was."""
 
 
-def protocol_report(request: dict, what: str) -> Report:
-    message = f"the grader's result channel carried a malformed or forged message ({what}); stopped the grade"
+def protocol_report(request: dict, what: Ev) -> Report:
+    message = Ev("the grader's result channel carried a malformed or forged message ({what}); stopped the grade", what=what)
     return Report(task=str(request.get("task") or "?"), device=str(request.get("device") or "?"),
                   checks=[Check("isolation.protocol", "robustness", "error", message)])  # fmt: skip
 
@@ -77,21 +77,21 @@ def parse_event(line: bytes) -> dict:
         if b"\\ud" in line.lower():  # an escaped surrogate: a lone one (from text the user's code made) prints nowhere
             event = _without_lone_surrogates(event)
     except (ValueError, RecursionError):
-        raise Malformed("a line that is not JSON") from None
+        raise Malformed(Ev("a line that is not JSON")) from None
     if not isinstance(event, dict):
-        raise Malformed("JSON that is not an event")
+        raise Malformed(Ev("JSON that is not an event"))
     kind = event.get("event")
     if kind == "start" and not (isinstance(event.get("task"), str) and isinstance(event.get("device"), str) and type(event.get("total")) is int):
-        raise Malformed("a start event")
+        raise Malformed(Ev("a start event"))
     if kind == "usage_error" and not (isinstance(event.get("message"), str) and event.get("exit_code") in set(ExitCode)):
-        raise Malformed("a usage error")
+        raise Malformed(Ev("a usage error"))
     try:
         if kind == "check":
             Check.from_dict(event.get("check"))
         elif kind == "report":
             event["report"] = Report.from_wire(event.get("report"))
     except ValueError as exc:
-        raise Malformed(f"a {kind} event: {exc}") from None
+        raise Malformed(Ev("a {kind} event: {why}", kind=kind, why=str(exc))) from None
     return event
 
 
@@ -151,7 +151,7 @@ class Worker:
             event = {"malformed": str(exc)}
         if event.get("event") != "ready":
             self.close()
-            raise JudgeFailed(f"the judge did not start: unexpected {event}")
+            raise JudgeFailed(Ev("the judge did not start: unexpected {event}", event=str(event)))
 
     def __enter__(self) -> Worker:
         return self
@@ -171,11 +171,11 @@ class Worker:
         except Malformed as exc:
             self._kill()  # its channel can no longer be trusted to be in step: the next grade starts a new judge
             self.close()
-            return protocol_report(request, str(exc))
+            return protocol_report(request, exc.args[0])
         except JudgeAttacked as exc:
             self._kill()
             self.close()
-            message = f"drill's judge process {exc.how} while your code ran: only your code could have done it; the grade fails"
+            message = Ev("drill's judge process {how} while your code ran: only your code could have done it; the grade fails", how=exc.how)
             return Report(task=str(request.get("task") or "?"), device=str(request.get("device") or "?"),
                           checks=[Check("isolation.judge-attacked", "robustness", "fail", message)])  # fmt: skip
 
@@ -187,7 +187,7 @@ class Worker:
                 event = self._expect(deadline)
             except Malformed as exc:
                 self._kill()
-                raise JudgeFailed(f"the judge sent {exc}") from None
+                raise JudgeFailed(Ev("the judge sent {what}", what=exc.args[0])) from None
             if event.get("event") == "bench":
                 return event.get("result")
 
@@ -244,10 +244,10 @@ class Worker:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._kill()
-                raise JudgeFailed(f"the judge stopped answering{self._last_output()}")
+                raise JudgeFailed(Ev("the judge stopped answering{output}", output=self._last_output()))
             ready = self._selector.select(min(remaining, POLL))
             if not ready and procs.describe(self.proc.pid)[1] in ("T", "t"):
-                raise JudgeAttacked("was stopped (SIGSTOP)")
+                raise JudgeAttacked(Ev("was stopped (SIGSTOP)"))
             for key, _ in ready:
                 data = os.read(key.fd, 65536)
                 if key.fileobj == self._results:
@@ -271,18 +271,18 @@ class Worker:
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            return JudgeFailed(f"the judge closed its result channel{self._last_output()}")
+            return JudgeFailed(Ev("the judge closed its result channel{output}", output=self._last_output()))
         if code < 0:
             try:
-                how = f"was killed by {signal.Signals(-code).name}"
+                how = Ev("was killed by {signal}", signal=signal.Signals(-code).name)
             except ValueError:
-                how = f"was killed by signal {-code}"
+                how = Ev("was killed by signal {n}", n=-code)
             if -code in ATTACK_SIGNALS:
                 return JudgeAttacked(how)
         else:
-            how = f"exited with code {code}"
-        return JudgeFailed(f"the judge process {how}{self._last_output()}")
+            how = Ev("exited with code {code}", code=code)
+        return JudgeFailed(Ev("the judge process {how}{output}", how=how, output=self._last_output()))
 
-    def _last_output(self) -> str:
+    def _last_output(self) -> Ev:
         lines = self._tail.decode("utf-8", "replace").strip().splitlines()[-5:]
-        return (" (last output: " + " | ".join(line[:200] for line in lines) + ")") if lines else ""
+        return Ev(" (last output: {output})", output=" | ".join(line[:200] for line in lines)) if lines else Ev("{name}", name="")

@@ -40,7 +40,6 @@ def serve(requests, results, threads: int | None, started: tuple[spawn.Forked, s
 
     if threads:
         torch.set_num_threads(threads)
-    from drill.grade import evidence_zh  # noqa: F401 - its table (~60 ms of regexes) compiles here, not in the first grade
 
     remote.zygote(threads, started)
     emit({"event": "ready"})

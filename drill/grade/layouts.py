@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from drill.text.messages import Ev
+
 # wq: Meta's llama, Mistral, llama2.c; query/key/value: BERT; q/k/v: what candidates write on a whiteboard
 SEPARATE = (("W_q", "W_k", "W_v"), ("q_proj", "k_proj", "v_proj"), ("wq", "wk", "wv"), ("query", "key", "value"), ("q", "k", "v"))
 SEPARATE_OUT = {("W_q", "W_k", "W_v"): ("W_o",), ("q_proj", "k_proj", "v_proj"): ("o_proj", "out_proj"), ("wq", "wk", "wv"): ("wo",),
@@ -22,7 +24,7 @@ FUSED = ("qkv", "c_attn")
 FUSED_OUT = ("out", "o_proj", "out_proj", "c_proj", "W_o", "proj")  # proj: timm's ViT attention
 LISTED = ("linears",)  # the Annotated Transformer: clones(nn.Linear(d_model, d_model), 4) = q, k, v, out
 
-ACCEPTED = (
+ACCEPTED = Ev(
     "separate Linear layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj; or wq, wk, wv with wo; "
     "or query, key, value with out or dense; or q, k, v with out, o or proj; "
     "or one fused Linear(d_model, 3*d_model) named qkv or c_attn (split q, k, v) "
@@ -40,10 +42,10 @@ class Layout:
     def fused(self) -> bool:
         return len(self.qkv) == 1
 
-    def describe(self) -> str:
+    def describe(self) -> Ev:
         if self.fused:
-            return f"fused {self.qkv[0]} + {self.out}"
-        return f"separate {'/'.join(self.qkv)} + {self.out}"
+            return Ev("fused {qkv} + {out}", qkv=self.qkv[0], out=self.out)
+        return Ev("separate {qkv} + {out}", qkv="/".join(self.qkv), out=self.out)
 
     def params(self, module: nn.Module) -> dict[str, torch.Tensor]:
         """The projection parameters, keyed ``<layer>.weight`` / ``<layer>.bias`` by this layout's names."""

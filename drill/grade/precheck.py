@@ -16,6 +16,7 @@ from pathlib import Path
 from drill.grade.kernel_env import require_triton
 from drill.grade.report import Check, Report
 from drill.grade.tasks import TASKS, TaskSpec, detect
+from drill.text.messages import Ev
 
 _BLOCKS = (ast.If, ast.Try, ast.With, ast.For, ast.While) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 
@@ -73,22 +74,21 @@ def defined_names(tree: ast.Module) -> dict[str, str]:
 
 def syntax_check(exc: SyntaxError) -> Check:
     """``syntax error at line 3: expected ':'``, then the line and a caret under the column."""
-    line = f"syntax error at line {exc.lineno}: {exc.msg}"
-    line_zh = f"第 {exc.lineno} 行有语法错误，抛出了 SyntaxError：{exc.msg}"
+    line = Ev("syntax error at line {line}: {why}", line=exc.lineno, why=exc.msg)
     if exc.text and exc.text.strip():
         code = exc.text.rstrip("\n").expandtabs()
         indent = len(code) - len(code.lstrip())
         caret = " " * max(0, (exc.offset or 1) - 1 - indent) + "^"
-        where = f"\n    {code.strip()}\n    {caret}"
-        line, line_zh = line + where, line_zh + where
-    return Check("load.import", "robustness", "error", line, message_zh=line_zh)
+        line = Ev("{what}\n    {code}\n    {caret}", what=line, code=code.strip(), caret=caret)
+    return Check("load.import", "robustness", "error", line)
 
 
 def missing_entry(file_name: str, names: dict[str, str], spec: TaskSpec | None) -> Check:
     """The ``load.entry`` failure: what was wanted, and the closest name the file does define."""
-    wanted = spec.entry if spec else "any task's entry point (drill tasks lists them; docs/whiteboard.md has each contract)"
+    wanted = spec.entry if spec else Ev("any task's entry point (drill tasks lists them; docs/whiteboard.md has each contract)")
     hint = entry_hint(names, [(spec.name, spec.entry)] if spec else [(s.name, s.entry) for s in TASKS.values()])
-    return Check("load.entry", "rules", "fail", f"{file_name} does not define {wanted}{hint}", ["not-implemented"])
+    return Check("load.entry", "rules", "fail", Ev("{file} does not define {wanted}{hint}", file=file_name, wanted=wanted, hint=hint),
+                 ["not-implemented"])  # fmt: skip
 
 
 def entry_hint(defined: dict[str, str], wanted: list[tuple[str, str]]) -> str:
@@ -100,8 +100,9 @@ def entry_hint(defined: dict[str, str], wanted: list[tuple[str, str]]) -> str:
     best = max(scored, default=None)
     if best and best[0] >= 0.8:
         _, name, task, entry = best
-        return f"; it defines {name}: did you mean the {task} task's {entry}? (rename it, or add {entry} = {name})"
-    return f"; it defines {', '.join(own[:6])}" if own else ""
+        return Ev("; it defines {name}: did you mean the {task} task's {entry}? (rename it, or add {entry} = {name})",
+                  name=name, task=task, entry=entry)  # fmt: skip
+    return Ev("; it defines {names}", names=", ".join(own[:6])) if own else Ev("{name}", name="")
 
 
 def _failed(task: str | None, device: str, check: Check) -> Report:

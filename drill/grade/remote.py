@@ -18,6 +18,7 @@ import select
 import selectors
 import signal
 import socket
+import string
 import subprocess
 import time
 
@@ -27,6 +28,7 @@ from torch import nn
 from drill.grade import spawn
 from drill.grade.report import Check
 from drill.grade.user import procs, wire
+from drill.text.messages import Ev, Msg
 
 STARTUP_LIMIT = 180.0  # seconds for the zygote to import torch (not the user's time)
 OUTPUT_CAP = 2 * 1024 * 1024  # bytes of user prints before the run counts as a flood
@@ -37,7 +39,7 @@ MAX_NAMES = 20
 class UserCodeError(Exception):
     """The user's code raised (or exited); the message points at their own lines."""
 
-    def __init__(self, message: str, kind: str = "user"):
+    def __init__(self, message: Ev, kind: str = "user"):
         super().__init__(message)
         self.kind = kind  # user | import | not-implemented | rule (it imported drill)
 
@@ -47,7 +49,7 @@ class Abort(BaseException):
 
     A BaseException so that no ``except Exception`` in a check swallows it: it ends the grade."""
 
-    def __init__(self, check_id: str, message: str, status: str = "error"):
+    def __init__(self, check_id: str, message: Ev, status: str = "error"):
         super().__init__(message)
         self.check = Check(check_id, "robustness", status, message)
 
@@ -60,8 +62,48 @@ class InternalError(Exception):
         self.detail = detail
 
 
-def protocol(what: str) -> Abort:
-    return Abort("isolation.protocol", f"the user side sent a malformed or forged reply ({what}); stopped it")
+def protocol(what: Ev | str) -> Abort:
+    """``what``: what was wrong with the reply (a WireError's text is drill's own words, for --debug)."""
+    return Abort("isolation.protocol", Ev("the user side sent a malformed or forged reply ({what}); stopped it", what=what))
+
+
+FIELD = re.compile(r"[A-Za-z_]\w{0,30}")  # a value by name: no attribute or item lookup in a template
+SPEC = re.compile(r"[<>^+]?\d{0,2},?(\.\d)?[deEfgs%]?")  # no width of millions
+
+
+def said(wire_form: object) -> Ev:
+    """The message the user side sent (:meth:`Msg.to_wire`'s form) rebuilt, when its template only names its values
+    (no attribute or item lookup, no huge width) and they are plain, a few levels deep, in a short text with no lone
+    surrogate: the user side is the user's process and may forge it. Anything else is shown as its text."""
+    try:
+        if _plain_message(wire_form, 0):
+            message = Msg.from_wire(wire_form)
+            if type(message) is Ev and len(message) <= 2000:
+                message.encode("utf-8")  # a lone surrogate raises: no JSON or terminal after could take it
+                return message
+    except (ValueError, TypeError, KeyError, IndexError, UnicodeError, RecursionError):
+        pass
+    return Ev("{name}", name=str(wire_form)[:2000].encode("utf-8", "replace").decode("utf-8"))  # no lone surrogate
+
+
+def _plain_message(m: object, depth: int) -> bool:
+    if not (type(m) is dict and set(m) == {"msgid", "params", "domain"} and m["domain"] == Ev.DOMAIN and type(m["msgid"]) is str
+            and len(m["msgid"]) <= 500 and type(m["params"]) is dict and depth < 8):  # fmt: skip
+        return False
+    fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(m["msgid"]) if f is not None]
+    return (all(FIELD.fullmatch(f) and SPEC.fullmatch(spec) and conv in (None, "r", "s") for f, spec, conv in fields)
+            and set(m["params"]) == {f for f, _, _ in fields} and all(_plain_param(v, depth + 1) for v in m["params"].values()))  # fmt: skip
+
+
+def _plain_param(v: object, depth: int) -> bool:
+    """A value each of whose leaves shows in the text (its length is checked there)."""
+    if v is None or type(v) in (bool, int, float) or type(v) is str and len(v) <= 2000:
+        return True
+    if type(v) is list:
+        return depth < 8 and len(v) <= 64 and all(_plain_param(x, depth + 1) for x in v)
+    if type(v) is dict and set(v) == {"tuple"}:
+        return _plain_param(v["tuple"], depth)
+    return _plain_message(v, depth)
 
 
 def size_text(n: float) -> str:
@@ -118,7 +160,7 @@ class Zygote:
         except (OSError, TimeoutError):
             data = b""
         if not data:
-            raise Abort("isolation.exit", "the zygote stopped answering")
+            raise Abort("isolation.exit", Ev("the zygote stopped answering"))
         return json.loads(data)
 
     def alive(self) -> bool:
@@ -260,7 +302,7 @@ def shadow(value) -> UserModule:
             raise ValueError("parameter names")
         return root
     except (KeyError, TypeError, ValueError, AttributeError, RuntimeError, IndexError) as exc:
-        raise protocol(f"a module description that cannot be rebuilt: {exc}") from None
+        raise protocol(Ev("a module description that cannot be rebuilt: {why}", why=str(exc))) from None
 
 
 class RemoteGrad(torch.autograd.Function):
@@ -307,7 +349,7 @@ class UserProcess:
         self.reaped: tuple[int | None, list[str]] | None = None
         self.next_id = 0
         self.kept = False  # a call since the last release left its autograd graph on the user side
-        self.entry_name = "your code"
+        self.entry_name: str = Ev("your code")
 
     # --- lifetime ----------------------------------------------------------------
 
@@ -369,18 +411,18 @@ class UserProcess:
         return reply, tensors
 
     def _error(self, reply: dict) -> BaseException:
-        message, kind = str(reply.get("error"))[:2000].encode("utf-8", "replace").decode("utf-8"), reply.get("kind")  # no lone surrogate
+        message, kind = said(reply.get("error")), reply.get("kind")
         if kind in ("user", "import", "not-implemented", "rule"):
             return UserCodeError(message, kind)
         if kind == "memory":
             wanted = re.search(r"allocate (\d+) bytes", message)
-            what = f"; it tried to allocate {size_text(int(wanted.group(1)))} at once" if wanted else ""
-            limit = f"the limit of {size_text(self.memory)}" if self.memory else "the machine's memory"
-            return self.stop(Abort("isolation.memory", f"your code ran out of memory: it may use {limit} "
-                                   f"(--memory-limit changes it){what}.{self._last_output()}", "fail"))  # fmt: skip
+            what = Ev("; it tried to allocate {size} at once", size=size_text(int(wanted.group(1)))) if wanted else Ev("{name}", name="")
+            limit = Ev("the limit of {size}", size=size_text(self.memory)) if self.memory else Ev("the machine's memory")
+            return self.stop(Abort("isolation.memory", Ev("your code ran out of memory: it may use {limit} (--memory-limit changes it){what}.{output}",
+                                                          limit=limit, what=what, output=self._last_output()), "fail"))  # fmt: skip
         if kind == "internal":
             return InternalError(f"the grader's user side failed: {message}", str(reply.get("traceback", "")))
-        return self.stop(protocol(f"unknown reply kind {kind!r}"))
+        return self.stop(protocol(Ev("unknown reply kind {kind}", kind=repr(kind))))
 
     def value(self, reply: dict, tensors: list[torch.Tensor]):
         try:
@@ -399,7 +441,7 @@ class UserProcess:
                 need = (head, wire.FRAME.size + head + payload)
             if need is not None and len(buf) >= need[1]:
                 if len(buf) > need[1]:
-                    raise self.stop(protocol("bytes after the reply"))
+                    raise self.stop(protocol(Ev("bytes after the reply")))
                 start = wire.FRAME.size
                 return bytes(buf[start : start + need[0]]), bytes(buf[start + need[0] : need[1]])
             if dead:
@@ -445,8 +487,8 @@ class UserProcess:
         self.printed += len(data)
         self.tail = (self.tail + data)[-TAIL:]
         if self.printed > OUTPUT_CAP:
-            raise self.stop(Abort("isolation.output", f"printed more than {OUTPUT_CAP // 2**20} MiB; stopped it "
-                                  f"(a print in a loop?).{self._last_output()}"))  # fmt: skip
+            raise self.stop(Abort("isolation.output", Ev("printed more than {n} MiB; stopped it (a print in a loop?).{output}",
+                                                         n=OUTPUT_CAP // 2**20, output=self._last_output())))  # fmt: skip
 
     def _drain(self) -> None:
         for _ in range(64):
@@ -464,38 +506,41 @@ class UserProcess:
         self.reaped = self.zygote.reap(self.pid)
         if running:  # the channel closed, the process did not: the code shut drill's descriptor
             self._release_fds()
-            return protocol("it closed its channel to drill while still running")
+            return protocol(Ev("it closed its channel to drill while still running"))
         self._release_fds()
         code = self.reaped[0]
         if code is None:
-            return Abort("isolation.exit", "the process ended before finishing, and its parent, drill's zygote, is gone: "
-                         f"did the code kill drill's processes?{self._last_output()}")  # fmt: skip
+            return Abort("isolation.exit", Ev("the process ended before finishing, and its parent, drill's zygote, is gone: "
+                                              "did the code kill drill's processes?{output}", output=self._last_output()))  # fmt: skip
         if code < 0:
             try:
                 name = signal.Signals(-code).name
             except ValueError:  # a real-time signal has no name
-                name = f"signal {-code}"
-            what = " (a segmentation fault)" if name == "SIGSEGV" else ""
-            return Abort("isolation.crash", f"the process was killed by {name}{what}.{self._last_output()}")
-        return Abort("isolation.exit", f"the process exited with code {code} before finishing (os._exit?).{self._last_output()}")
+                name = Ev("signal {n}", n=-code)
+            if name == "SIGSEGV":
+                return Abort("isolation.crash", Ev("the process was killed by {signal} (a segmentation fault).{output}", signal=name,
+                                                   output=self._last_output()))  # fmt: skip
+            return Abort("isolation.crash", Ev("the process was killed by {signal}.{output}", signal=name, output=self._last_output()))
+        return Abort("isolation.exit", Ev("the process exited with code {code} before finishing (os._exit?).{output}", code=code,
+                                          output=self._last_output()))  # fmt: skip
 
     def _timed_out(self, current: float) -> Abort:
         """Too slow when the last call had run about as long as the slowest finished one; stuck otherwise."""
-        limit = f"{self.timeout:g} s"
+        values = {"limit": self.timeout, "n": self.calls - 1, "slowest": self.slowest, "current": current, "output": self._last_output()}
         if self.calls <= 1:  # nothing returned but the import
-            text = (f"still running after {limit} in its first call of {self.entry_name} (an infinite loop?); "
-                    f"stopped it. --timeout raises the limit.")  # fmt: skip
+            text = Ev("still running after {limit:g} s in its first call of {entry} (an infinite loop?); stopped it. "
+                      "--timeout raises the limit.{output}", entry=self.entry_name, limit=self.timeout, output=values["output"])  # fmt: skip
         elif current > max(5 * self.slowest, 0.5):
-            text = (f"still running after {limit}: {self.calls - 1} calls returned in at most {self.slowest:.2g} s, "
-                    f"then one ran {current:.2g} s without returning (an infinite loop?); stopped it. --timeout raises the limit.")  # fmt: skip
+            text = Ev("still running after {limit:g} s: {n} calls returned in at most {slowest:.2g} s, then one ran {current:.2g} s "
+                      "without returning (an infinite loop?); stopped it. --timeout raises the limit.{output}", **values)  # fmt: skip
         else:
-            text = (f"still running after {limit}: {self.calls - 1} calls returned (the slowest in {self.slowest:.2g} s), "
-                    f"so it is not stuck but too slow for the grader's small inputs; stopped it. --timeout raises the limit.")  # fmt: skip
-        return Abort("isolation.timeout", text + self._last_output(), "fail")
+            text = Ev("still running after {limit:g} s: {n} calls returned (the slowest in {slowest:.2g} s), so it is not stuck "
+                      "but too slow for the grader's small inputs; stopped it. --timeout raises the limit.{output}", **values)  # fmt: skip
+        return Abort("isolation.timeout", text, "fail")
 
-    def _last_output(self) -> str:
+    def _last_output(self) -> Ev:
         lines = self.tail.decode("utf-8", "replace").strip().splitlines()[-5:]
-        return (" Last output: " + " | ".join(line[:200] for line in lines)) if lines else ""
+        return Ev(" Last output: {output}", output=" | ".join(line[:200] for line in lines)) if lines else Ev("{name}", name="")
 
     # --- what the checks use -------------------------------------------------------------
 
@@ -503,7 +548,7 @@ class UserProcess:
         reply, tensors = self.request("load", path=path)
         names = self.value(reply, tensors)
         if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
-            raise self.stop(protocol("the names the file defines"))
+            raise self.stop(protocol(Ev("the names the file defines")))
         return names
 
     def entry(self, name: str) -> wire.Handle | None:
@@ -511,7 +556,7 @@ class UserProcess:
         reply, tensors = self.request("entry", name=name)
         handle = self.value(reply, tensors)
         if handle is not None and not isinstance(handle, wire.Handle):
-            raise self.stop(protocol("the entry point"))
+            raise self.stop(protocol(Ev("the entry point")))
         return handle
 
     def call(self, target, args, kwargs, *, watch: bool = True, largest: bool = False):
@@ -531,10 +576,10 @@ class UserProcess:
                                       id=call_id, watch=watch, track=track, params=bool(params), largest=largest)  # fmt: skip
         mutated = reply.get("mutated")
         if not (isinstance(mutated, list) and all(type(i) is int and 0 <= i < len(sent) for i in mutated)):
-            raise self.stop(protocol("the list of inputs it modified"))
+            raise self.stop(protocol(Ev("the list of inputs it modified")))
         n_result = len(tensors) - len(mutated)
         if n_result < 0:
-            raise self.stop(protocol("fewer tensors than it modified"))
+            raise self.stop(protocol(Ev("fewer tensors than it modified")))
         for i, new in zip(mutated, tensors[n_result:]):
             if new.shape == sent[i].shape and new.dtype == sent[i].dtype:
                 with torch.no_grad():
@@ -545,12 +590,12 @@ class UserProcess:
             tensors[:n_result] = RemoteGrad.apply(self, call_id, flags, tensors[:n_result], *diff)
         value = self.value(reply, tensors)
         if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], list)):
-            raise self.stop(protocol("the shape of a call's reply"))
+            raise self.stop(protocol(Ev("the shape of a call's reply")))
         if largest:
             peak = reply.get("largest")
             if not (isinstance(peak, list) and len(peak) == 3 and type(peak[0]) is int and isinstance(peak[1], list)
                     and all(type(n) is int for n in peak[1]) and isinstance(peak[2], str)):  # fmt: skip
-                raise self.stop(protocol("the largest-tensor record"))
+                raise self.stop(protocol(Ev("the largest-tensor record")))
             return value[0], (peak[0], tuple(peak[1]), peak[2][:200])
         return value[0]
 
@@ -561,7 +606,7 @@ class UserProcess:
         reply, tensors = self.request("call_each", target=target, args=[tuple(a) for a in arg_lists], watch=watch)
         value = self.value(reply, tensors)
         if not (isinstance(value, list) and len(value) == len(arg_lists)):
-            raise self.stop(protocol("the results of a batch of calls"))
+            raise self.stop(protocol(Ev("the results of a batch of calls")))
         return value
 
     def trace(self, target, args, kwargs=None) -> tuple[object, list[dict], str | None]:
@@ -571,7 +616,7 @@ class UserProcess:
         reply, tensors = self.request("trace", target=module.handle if module else target, args=tuple(args), kwargs=dict(kwargs or {}))
         value = self.value(reply, tensors)
         if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], list) and (value[2] is None or isinstance(value[2], str))):
-            raise self.stop(protocol("the shape of a trace's reply"))
+            raise self.stop(protocol(Ev("the shape of a trace's reply")))
         records = []
         for r in value[1][:1000]:
             if not (isinstance(r, dict) and type(r.get("line")) is int and isinstance(r.get("op"), str)
@@ -579,7 +624,7 @@ class UserProcess:
                     and isinstance(r.get("dtype"), str) and isinstance(r.get("inputs"), list) and type(r.get("mutates")) is int and -1 <= r["mutates"] < 64
                     and all(type(i) is int and -64 <= i < len(records) for i in r["inputs"])
                     and (r.get("tensor") is None or isinstance(r["tensor"], torch.Tensor))):  # fmt: skip
-                raise self.stop(protocol("a trace record"))
+                raise self.stop(protocol(Ev("a trace record")))
             records.append({**r, "op": r["op"][:60], "dtype": r["dtype"][:20]})
         return value[0], records, None if value[2] is None else value[2][:2000]
 
@@ -589,14 +634,14 @@ class UserProcess:
         reply, tensors = self.request("value_trace", target=target, args=tuple(args), kwargs=dict(kwargs or {}))
         value = self.value(reply, tensors)
         if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], list) and (value[2] is None or isinstance(value[2], str))):
-            raise self.stop(protocol("the shape of a value trace's reply"))
+            raise self.stop(protocol(Ev("the shape of a value trace's reply")))
         records, leaves = [], [0]
         for r in value[1][:MAX_VALUE_RECORDS]:
             if not (isinstance(r, dict) and set(r) == {"line", "name", "call", "fn", "value", "omitted"} and type(r["line"]) is int
                     and type(r["call"]) is int and r["call"] >= 0 and isinstance(r["name"], str) and isinstance(r["fn"], str)
                     and (r["omitted"] is None or isinstance(r["omitted"], str) and r["value"] is None)
                     and plain_value(r["value"], leaves)):  # fmt: skip
-                raise self.stop(protocol("a value-trace record"))
+                raise self.stop(protocol(Ev("a value-trace record")))
             records.append({**r, "name": r["name"][:100], "fn": r["fn"][:100], "omitted": r["omitted"] and r["omitted"][:40]})
         return value[0], records, None if value[2] is None else value[2][:2000]
 
@@ -622,10 +667,10 @@ class UserProcess:
         reply, tensors = self.request("vjp", id=call_id, grads=list(grads))
         found = self.value(reply, tensors)
         if not (isinstance(found, list) and len(found) == len(metas)):
-            raise self.stop(protocol("the number of gradients"))
+            raise self.stop(protocol(Ev("the number of gradients")))
         for g, (shape, dtype) in zip(found, metas):
             if g is not None and (not isinstance(g, torch.Tensor) or g.shape != shape or g.dtype != dtype):
-                raise self.stop(protocol(f"a gradient that does not match its input ({shape}, {dtype})"))
+                raise self.stop(protocol(Ev("a gradient that does not match its input ({shape}, {dtype})", shape=str(shape), dtype=str(dtype))))
         return found
 
     def release(self) -> None:
@@ -648,24 +693,25 @@ class UserProcess:
         if not (isinstance(found, dict) and isinstance(found.get("text"), str) and isinstance(found.get("params"), list)
                 and all(isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and isinstance(p[1], str)
                         and isinstance(p[2], bool) for p in found["params"])):  # fmt: skip
-            raise self.stop(protocol("a signature"))
+            raise self.stop(protocol(Ev("a signature")))
         return {"text": found["text"][:500], "params": [tuple(p) for p in found["params"][:64]]}
 
     def forbid(self, names: dict[str, str]) -> None:
         """Watch these functions too (name: how the rule names it), for a task whose point is to write one."""
-        self.request("forbid", names=dict(names))
+        self.request("forbid", names={name: str(shown) for name, shown in names.items()})
 
     def builtins_seen(self) -> list[str]:
+        """The torch builtins the rule saw: names, or a name as a message (seen at the aten level)."""
         reply, tensors = self.request("rules")
         seen = self.value(reply, tensors)
-        if not (isinstance(seen, list) and len(seen) <= MAX_NAMES and all(isinstance(s, str) for s in seen)):
-            raise self.stop(protocol("the builtin-rule record"))
-        return [s[:200] for s in seen]
+        if not (isinstance(seen, list) and len(seen) <= MAX_NAMES and all(isinstance(s, (str, dict)) for s in seen)):
+            raise self.stop(protocol(Ev("the builtin-rule record")))
+        return [s[:200] if isinstance(s, str) else said(s) for s in seen]
 
     def bench(self, target, *args, median: bool = False) -> tuple[float, int]:
         """[seconds, peak bytes] of ``target(*args)`` timed on the user side (see drill.grade.user.measure)."""
         reply, tensors = self.request("bench", target=target, args=tuple(args), median=median)
         found = self.value(reply, tensors)
         if not (isinstance(found, list) and len(found) == 2 and isinstance(found[0], float) and type(found[1]) is int):
-            raise self.stop(protocol("the timing"))
+            raise self.stop(protocol(Ev("the timing")))
         return found

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields
 
+from drill.text.messages import Msg, translated
+
 CATEGORIES = ("shape", "mask-leak", "numerical", "stability", "gradient", "rules", "robustness")
 STATUSES = ("pass", "fail", "warn", "skip", "error")
 FAILING = frozenset({"fail", "error"})
@@ -18,33 +20,30 @@ class Check:
     id: str
     category: str
     status: str
-    message: str = ""
+    message: str = ""  # the evidence: an Ev (id and values), English as a str; rendered in the user's language at the edge
     codes: list[str] = field(default_factory=list)  # diagnosis codes this check proves on its own
-    message_zh: str = ""  # the evidence in Chinese: made from ``message`` when the judge sends the check
 
     def text(self, lang: str) -> str:
-        """The evidence in ``lang``. The Chinese is read from the final English (checks prefix it as they go),
-        so it is made at the first ask, in the judge; the English itself where no rule of the table fits."""
-        if lang != "zh":
-            return self.message
-        if not self.message_zh:
-            from drill.grade.evidence_zh import translate
-
-            self.message_zh = translate(self.message)
-        return self.message_zh
+        """The evidence in ``lang``, from the evidence catalog."""
+        return translated(self.message, lang)
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "category": self.category, "status": self.status, "message": self.message,
-                "message_zh": self.text("zh")}  # fmt: skip
+        """The documented ``--json`` form: the evidence rendered in both languages, and as id and values."""
+        return {**self.to_wire(), "message_zh": self.text("zh")}
+
+    def to_wire(self) -> dict:
+        wire = {"id": self.id, "category": self.category, "status": self.status, "message": str(self.message)}
+        return {**wire, "evidence": self.message.to_wire()} if isinstance(self.message, Msg) else wire
 
     @classmethod
     def from_dict(cls, data: dict) -> Check:
         """Raises ValueError unless ``data`` is a check as the judge writes it."""
         _require(isinstance(data, dict) and _text(data.get("id")) and data.get("category") in CATEGORIES
-                 and data.get("status") in STATUSES and _text(data.get("message", "")) and _text(data.get("message_zh", ""))
+                 and data.get("status") in STATUSES and _text(data.get("message", ""))
+                 and isinstance(data.get("evidence", {}), dict)
                  and isinstance(data.get("codes", []), list) and all(_text(c) for c in data.get("codes", [])), "a check")  # fmt: skip
-        return cls(data["id"], data["category"], data["status"], data.get("message", ""), list(data.get("codes", [])),
-                   data.get("message_zh", ""))  # fmt: skip
+        message = Msg.from_wire(data["evidence"]) if "evidence" in data else data.get("message", "")
+        return cls(data["id"], data["category"], data["status"], message, list(data.get("codes", [])))
 
 
 @dataclass
@@ -107,7 +106,7 @@ class Report:
     def to_wire(self) -> dict:
         """Like :meth:`to_dict`, plus the per-check codes the parent needs to rebuild the report."""
         data = self.to_dict()
-        data["checks"] = [{**c.to_dict(), "codes": c.codes} for c in self.checks]
+        data["checks"] = [{**c.to_wire(), "codes": c.codes} for c in self.checks]
         return data
 
     @classmethod

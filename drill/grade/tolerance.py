@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import torch
 
+from drill.text.messages import Ev
+
 BACKSTOP = {torch.float64: 1e-10, torch.float32: 1e-5, torch.float16: 1e-3, torch.bfloat16: 1e-2}
 
 
@@ -23,12 +25,14 @@ class Verdict:
     nonfinite: str = ""  # "NaN", "inf" or "-inf" where the truth is finite; "" when every value is finite there
     count: int = 0  # how many such values
 
-    def describe(self, what: str = "output") -> str:
-        at = ", ".join(map(str, self.where))
+    def describe(self, what: str | None = None) -> Ev:
+        at, what = list(self.where), what if what is not None else Ev("output")
+        if self.nonfinite and self.count > 1:
+            return Ev("{what}: {value} at {at} where the reference is finite ({count} values non-finite where the reference is finite)",
+                      what=what, value=self.nonfinite, at=at, count=self.count)  # fmt: skip
         if self.nonfinite:
-            more = f" ({self.count} values non-finite where the reference is finite)" if self.count > 1 else ""
-            return f"{what}: {self.nonfinite} at [{at}] where the reference is finite{more}"
-        return f"{what}: max error {self.error:.3g} at [{at}] (allowed {self.allowed:.3g})"
+            return Ev("{what}: {value} at {at} where the reference is finite", what=what, value=self.nonfinite, at=at)
+        return Ev("{what}: max error {e:.3g} at {at} (allowed {a:.3g})", what=what, e=self.error, at=at, a=self.allowed)
 
 
 def judge(user: torch.Tensor, truth: torch.Tensor, same_precision: torch.Tensor) -> Verdict:

@@ -1,48 +1,111 @@
-"""Error messages as ids with named parameters (gettext's convention: the id is the English template), rendered at
-the edge in the user's language from the catalog ``locale/<lang>/LC_MESSAGES/messages.po`` (compiled with Babel).
-A :class:`Msg` is the English text itself (a ``str``), so logs, tests and ``str(exc)`` read it as before; the catalog
-loads only when an error is printed in another language."""
+"""Messages as ids with named parameters (gettext's convention: the id is the English template), rendered at the edge
+in the user's language from the catalogs ``locale/<lang>/LC_MESSAGES/<domain>.po`` (compiled with Babel): errors in
+the ``messages`` domain (:class:`Msg`), the judge's evidence in the ``evidence`` domain (:class:`Ev`).
+A message is the English text itself (a ``str``), so logs, tests and ``str(exc)`` read it as before; a catalog
+loads only when a message is printed in another language."""
 
 from __future__ import annotations
 
-from typing import Callable
+from functools import lru_cache
+from typing import Iterable
 
-DOMAIN = "messages"
+
+NAME = "{name}"  # a value on its own, where a message is wanted
+JOINS = {"; ": "{a}; {b}", ", ": "{a}, {b}"}
+STRUCTURAL = (NAME, *JOINS.values())  # msgids every catalog holds though no call names them literally
 
 
 class Msg(str):
     """A message: English text whose ``msgid`` and ``params`` let it be rendered again in another language.
-    A parameter that is itself a Msg (an English phrase) is translated too; any other (a name, a number) goes in as is."""
+    A parameter that is itself a Msg (an English phrase) is rendered too; any other (a name, a number, a shape, the
+    text of a Python exception) goes in as it is."""
+
+    DOMAIN = "messages"
 
     def __new__(cls, msgid: str, **params: object) -> "Msg":
         text = super().__new__(cls, msgid.format(**params) if params else msgid)
         text.msgid, text.params = msgid, params
         return text
 
-    def render(self, gettext: Callable[[str], str]) -> str:
+    def render(self, lang: str) -> str:
+        template = _gettext(self.DOMAIN, lang)(self.msgid)
         if not self.params:
-            return gettext(self.msgid)
-        values = {name: value.render(gettext) if isinstance(value, Msg) else value for name, value in self.params.items()}
-        return gettext(self.msgid).format(**values)
+            return template
+        try:
+            return template.format(**{k: _rendered(v, lang) for k, v in self.params.items()})
+        except (ValueError, KeyError, IndexError, TypeError):  # a translation whose fields do not fit: the English
+            return str(self)
 
     def to_wire(self) -> dict:
-        """JSON for a message that crosses a process boundary (the judge's usage errors)."""
-        return {"msgid": self.msgid, "params": {k: v.to_wire() if isinstance(v, Msg) else v for k, v in self.params.items()}}
+        """JSON for a message that crosses a process boundary (the judge's errors and evidence)."""
+        wire = {"msgid": self.msgid, "params": {k: _wire(v) for k, v in self.params.items()}}
+        return {**wire, "domain": self.DOMAIN} if self.DOMAIN != Msg.DOMAIN else wire
 
     @classmethod
     def from_wire(cls, wire: object) -> "Msg":
         """The message of :meth:`to_wire`; anything else (a stray or garbled event) as its text, untranslated."""
         try:
-            params = {k: cls.from_wire(v) if isinstance(v, dict) else v for k, v in (wire.get("params") or {}).items()}
-            return cls(str(wire["msgid"]), **params)
+            kind = Ev if wire.get("domain") == Ev.DOMAIN else Msg
+            params = {k: _unwire(v) for k, v in (wire.get("params") or {}).items()}
+            return kind(str(wire["msgid"]), **params)
         except (AttributeError, KeyError, IndexError, TypeError, ValueError):
             return cls(str(wire))
 
+    @classmethod
+    def seq(cls, parts: Iterable[object], sep: str = "; ") -> "Msg":
+        """``parts`` one after another, ``sep`` (``"; "`` or ``", "``) between them as each language writes it."""
+        parts = list(parts)
+        if not parts:
+            return cls(NAME, name="")
+        joined = parts[-1] if isinstance(parts[-1], Msg) else cls(NAME, name=parts[-1])
+        template = JOINS[sep]
+        for part in reversed(parts[:-1]):
+            joined = cls(template, a=part, b=joined)
+        return joined
 
-def translated(text: str, lang: str) -> str:
-    """``text`` in ``lang``: a Msg from the catalog (English: the Msg itself), any other text as it is."""
-    if lang == "en" or not isinstance(text, Msg):
-        return str(text)
+
+class Ev(Msg):
+    """A piece of the judge's evidence: the check's finding as an id and its values (numbers, shapes, indices, code
+    names), never a sentence; ``drill grade`` renders it in the user's language."""
+
+    DOMAIN = "evidence"
+
+
+def _rendered(value: object, lang: str) -> object:
+    return value.render(lang) if isinstance(value, Msg) else value
+
+
+def _wire(value: object) -> object:
+    if isinstance(value, Msg):
+        return value.to_wire()
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):  # a 0-d tensor or NumPy scalar: its number
+        return value.item()
+    if isinstance(value, tuple):  # JSON has no tuple; the English must read the same on both sides
+        return {"tuple": [_wire(v) for v in value]}
+    if isinstance(value, list):
+        return [_wire(v) for v in value]
+    return value
+
+
+def _unwire(value: object) -> object:
+    if isinstance(value, dict):
+        return tuple(_unwire(v) for v in value["tuple"]) if "tuple" in value else Msg.from_wire(value)
+    if isinstance(value, list):
+        return [_unwire(v) for v in value]
+    return value
+
+
+@lru_cache(maxsize=None)
+def _gettext(domain: str, lang: str):
+    if lang == "en":
+        return str
     from drill.text.catalogs import translations
 
-    return text.render(translations(DOMAIN, lang).gettext)
+    return translations(domain, lang).gettext
+
+
+def translated(text: str, lang: str) -> str:
+    """``text`` in ``lang``: a Msg from its catalog (English: the Msg itself), any other text as it is."""
+    if lang == "en" or not isinstance(text, Msg):
+        return str(text)
+    return text.render(lang)

@@ -1,4 +1,5 @@
-"""The check battery, run in-process on every fixture: correct files pass, broken files name their bug.
+"""The check battery, run in-process on every fixture: correct files pass, broken files name their bug, and every
+check's evidence reads in Chinese from the catalog (zh_evidence.py).
 
 The battery is the exact code the worker runs; running it here keeps the matrix fast,
 while test_grade_isolation.py and test_grade_cli.py cover the child process.
@@ -15,6 +16,7 @@ from drill.diagnosis_codes import all_codes
 from drill.grade.report import CATEGORIES, STATUSES
 
 from whiteboard_impls import BROKEN, CORRECT, IMPLS, expected_code, mutant
+from zh_evidence import english_evidence
 
 # A bool mask has no gradient; rope and softmax mix no positions, so nothing can leak; an AUC counts ranks and k-means picks argmins: no gradient, and k-means has no mask.
 NOT_APPLICABLE = {"auc": {"gradient"}, "ring_allreduce": {"gradient", "mask-leak"}, "kmeans": {"gradient", "mask-leak"}, "padding": {"gradient"}, "sinusoidal": {"gradient", "mask-leak"}, "rope": {"mask-leak"}, "softmax": {"mask-leak"}, "sampling": {"gradient"}, "speculative": {"gradient"}, "bpe": {"gradient", "mask-leak", "stability"}, "lr_schedule": {"gradient", "mask-leak"}, "grad_clip": {"gradient", "mask-leak"}, "beam_search": {"gradient", "mask-leak"}, "triton_softmax": {"gradient"}, "triton_rmsnorm": {"gradient"}, "triton_cumsum": {"gradient", "stability"}, "triton_matmul": {"gradient"}, "triton_flash_attention": {"gradient"}, "pipeline_1f1b": {"gradient", "mask-leak"}}  # a forward kernel: no autograd
@@ -37,6 +39,7 @@ def test_correct_implementation_passes(path):
     assert report.passed, failing
     assert report.diagnosis == []
     assert {c.category for c in report.checks} >= set(CATEGORIES) - NOT_APPLICABLE.get(report.task, set())
+    assert english_evidence(report) == []
 
 
 @pytest.mark.parametrize("path", slow_kernels(BROKEN), ids=lambda p: p.stem)
@@ -44,6 +47,7 @@ def test_broken_implementation_is_diagnosed(path):
     report = run_battery(path)
     assert not report.passed
     assert expected_code(path) in [d.code for d in report.diagnosis]
+    assert english_evidence(report) == []
 
 
 def test_every_documented_code_has_a_broken_fixture():

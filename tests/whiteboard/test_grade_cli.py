@@ -24,7 +24,7 @@ def test_correct_file_passes_with_json():
     data = json.loads(result.stdout)
     assert data["task"] == "sdpa" and data["device"] == "cpu" and data["passed"] is True
     assert data["diagnosis"] == [] and data["duration_s"] > 0
-    assert {"id", "category", "status", "message", "message_zh"} == set(data["checks"][0])
+    assert {"id", "category", "status", "message", "message_zh", "evidence"} == set(data["checks"][0])
 
 
 @pytest.mark.usefixtures("warm_judge")

@@ -9,7 +9,7 @@ TERMS = {"inf", "nan", "NaN", "bool", "int8", "int64", "float32", "float64", "so
          "reshape", "masked_fill", "torch", "head_dim", "d_model", "log", "exp", "sqrt", "max", "min", "sum", "mean", "cos",
          "sin", "eps", "lse", "top", "token", "value", "logits", "logit", "True", "False", "None", "bfloat16", "float16",
          "int32", "RMSNorm", "Adam", "AdamW", "zygote", "drill", "nanoGPT", "Hugging", "Face", "vLLM",
-         "CDF", "UTF", "MiB", "GiB", "dtype", "autograd"}  # fmt: skip
+         "CDF", "UTF", "MiB", "GiB", "dtype", "autograd", "aten"}  # fmt: skip
 
 
 def english_words(text: str) -> list[str]:

@@ -9,6 +9,7 @@ import torch
 
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.context import Context, outcome
+from drill.text.messages import Ev
 
 
 def dtype_id(family: str, dtype: torch.dtype, float32: str | None = None) -> str:
@@ -35,7 +36,7 @@ def jacobian_check(ctx: Context, fn, x):
     One float64 vector-Jacobian product per output row (a random cotangent cannot cancel).
     """
     out = ctx.call(fn, x)
-    expect_shape(out[..., 0], x.shape[:2], "output (leading dims)")
+    expect_shape(out[..., 0], x.shape[:2], Ev("output (leading dims)"))
     b, t = x.shape[:2]
     gen = ctx.generator(501)
     for s in range(b):
@@ -47,13 +48,13 @@ def jacobian_check(ctx: Context, fn, x):
             block = torch.zeros(b, t) if grad is None else grad.abs().sum(dim=-1)  # [B, T]
             for j in range(t):
                 if j > i and block[s, j] != 0:
-                    return outcome("fail", f"d out[{i}] / d x[{j}] is {block[s, j]:.3g}, not 0: position {i} sees {j}")
+                    return outcome("fail", Ev("d out[{i}] / d x[{j}] is {d:.3g}, not 0: position {i} sees {j}", i=i, j=j, d=block[s, j].item()))
                 if j <= i and block[s, j] == 0:
-                    return outcome("fail", f"d out[{i}] / d x[{j}] is 0: position {i} cannot see position {j}")
+                    return outcome("fail", Ev("d out[{i}] / d x[{j}] is 0: position {i} cannot see position {j}", i=i, j=j))
             other = [s2 for s2 in range(b) if s2 != s and (block[s2] != 0).any()]
             if other:
-                return outcome("fail", f"sample {s} position {i} depends on sample {other[0]}")
-    return outcome("pass", "float64 Jacobian: exactly 0 above the diagonal, non-zero on and below it")
+                return outcome("fail", Ev("sample {s} position {i} depends on sample {other}", s=s, i=i, other=other[0]))
+    return outcome("pass", Ev("float64 Jacobian: exactly 0 above the diagonal, non-zero on and below it"))
 
 
 def large_logits_verdict(out, truth, ordinary=None):
@@ -65,15 +66,15 @@ def large_logits_verdict(out, truth, ordinary=None):
         usual = torch.isfinite(ordinary().detach())
         overflow = first_nonfinite(out, truth.masked_fill(~usual, float("nan")))  # non-finite only at large logits
         if overflow is None:
-            return outcome("fail", f"logits ~1e3 give a non-finite output at {list(bad)}, as ordinary logits do: "
-                                   "not an overflow (a query with no allowed key gives NaN)")  # fmt: skip
+            return outcome("fail", Ev("logits ~1e3 give a non-finite output at {at}, as ordinary logits do: "
+                                      "not an overflow (a query with no allowed key gives NaN)", at=list(bad)))  # fmt: skip
         bad = overflow
     if bad is not None:
-        return outcome("fail", f"logits ~1e3 give a non-finite output at {list(bad)}", "unstable-softmax")
+        return outcome("fail", Ev("logits ~1e3 give a non-finite output at {at}", at=list(bad)), "unstable-softmax")
     error = (out.double() - truth).abs().max().item()
     if error > 1e-6 * max(1.0, truth.abs().max().item()):
-        return outcome("fail", f"logits ~1e3: max error {error:.3g} against the float64 reference")
-    return outcome("pass", f"logits ~1e3 (float64): finite, max error {error:.2g}")
+        return outcome("fail", Ev("logits ~1e3: max error {e:.3g} against the float64 reference", e=error))
+    return outcome("pass", Ev("logits ~1e3 (float64): finite, max error {e:.2g}", e=error))
 
 
 def no_mutation_check(ctx: Context, call, named_inputs):
@@ -81,8 +82,8 @@ def no_mutation_check(ctx: Context, call, named_inputs):
     call()
     changed = [name for name, t in named_inputs.items() if not torch.equal(t, before[name])]
     if changed:
-        return outcome("fail", f"modified in place: {', '.join(changed)}", "mutates-input")
-    return outcome("pass", f"{', '.join(named_inputs)} unchanged")
+        return outcome("fail", Ev("modified in place: {names}", names=", ".join(changed)), "mutates-input")
+    return outcome("pass", Ev("{names} unchanged", names=", ".join(named_inputs)))
 
 
 def deterministic_check(call):
@@ -90,8 +91,8 @@ def deterministic_check(call):
     expect_shape(second, first.shape)
     if not torch.allclose(first, second, rtol=0, atol=0, equal_nan=True):
         diff = (first - second).abs().max().item()
-        return outcome("fail", f"two identical calls differ by {diff:.3g} (dropout left on?)", "dropout-in-eval")
-    return outcome("pass", "two identical calls give identical outputs")
+        return outcome("fail", Ev("two identical calls differ by {d:.3g} (dropout left on?)", d=diff), "dropout-in-eval")
+    return outcome("pass", Ev("two identical calls give identical outputs"))
 
 
 def fully_masked_check(ctx: Context, call, row_index):
@@ -101,28 +102,28 @@ def fully_masked_check(ctx: Context, call, row_index):
     if torch.isnan(row).all():
         return outcome(
             "warn",
-            "a fully masked row gives NaN; torch >= 2.5 returns 0 there. Either is defensible, "
-            "but NaN spreads through the next layer: fill such rows with 0 if they can occur.",
+            Ev("a fully masked row gives NaN; torch >= 2.5 returns 0 there. Either is defensible, "
+               "but NaN spreads through the next layer: fill such rows with 0 if they can occur."),
         )
     if row.abs().max().item() == 0:
-        return outcome("pass", "a fully masked row gives 0, as torch >= 2.5 does")
+        return outcome("pass", Ev("a fully masked row gives 0, as torch >= 2.5 does"))
     return outcome(
         "warn",
-        "a fully masked row gives a finite non-zero output (a -1e9 fill averages all values uniformly); "
-        "torch >= 2.5 returns 0 there.",
+        Ev("a fully masked row gives a finite non-zero output (a -1e9 fill averages all values uniformly); "
+           "torch >= 2.5 returns 0 there."),
     )
 
 
-def mask_forms(b: int, h: int, tq: int, tk: int, gen: torch.Generator, device) -> list[tuple[str, torch.Tensor | None]]:
+def mask_forms(b: int, h: int, tq: int, tk: int, gen: torch.Generator, device) -> list[tuple[Ev, torch.Tensor | None]]:
     """Every mask form an attention contract 'broadcastable to [B, H, Tq, Tk]' allows, labelled:
     none, one [Tq, Tk] for all, key padding [B, 1, 1, Tk], per sample [B, 1, Tq, Tk], per head [B, H, Tq, Tk]."""
     lengths = [tk - (i % tk) for i in range(b)]
     return [
-        ("no mask", None),
-        ("[Tq, Tk] mask", random_mask((tq, tk), gen, device)),
-        ("[B, 1, 1, Tk] key-padding mask", padding_mask(lengths, tk, device)),
-        ("[B, 1, Tq, Tk] mask", random_mask((b, 1, tq, tk), gen, device)),
-        ("[B, H, Tq, Tk] per-head mask", random_mask((b, h, tq, tk), gen, device)),
+        (Ev("no mask"), None),
+        (Ev("[Tq, Tk] mask"), random_mask((tq, tk), gen, device)),
+        (Ev("[B, 1, 1, Tk] key-padding mask"), padding_mask(lengths, tk, device)),
+        (Ev("[B, 1, Tq, Tk] mask"), random_mask((b, 1, tq, tk), gen, device)),
+        (Ev("[B, H, Tq, Tk] per-head mask"), random_mask((b, h, tq, tk), gen, device)),
     ]
 
 
@@ -145,8 +146,8 @@ def gradient_verdict(ctx: Context, base, dtype, user_forward, reference_forward,
     pairs = []
     for name, leaf, exact, same in zip(names, leaves, grads[torch.float64], grads[dtype]):
         if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name}{label}", leaf.grad, exact, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name))
+        pairs.append((Ev("d{name}{label}", name=name, label=label) if label else Ev("d{name}", name=name), leaf.grad, exact, same))
     return against_truth(pairs)
 
 

@@ -2,41 +2,48 @@
 
 from __future__ import annotations
 
+import re
+
 import torch
 
 from drill.grade.context import WrongShape, outcome
 from drill.grade.report import Check
 from drill.grade.tolerance import judge
 from drill.grade.user.wire import Handle
+from drill.text.messages import Ev
 
 
 def unpack(ret):
     """(output, weights or None) from whatever the user's code returned."""
     if isinstance(ret, (tuple, list)):
         if not ret:
-            raise WrongShape("returned an empty tuple")
+            raise WrongShape(Ev("returned an empty tuple"))
         out = ret[0]
         weights = ret[1] if len(ret) > 1 and isinstance(ret[1], torch.Tensor) else None
     else:
         out, weights = ret, None
     if not isinstance(out, torch.Tensor):
-        what = "an object of its own" if isinstance(out, Handle) else type(out).__name__  # a Handle: not plain data, kept on the user side
-        raise WrongShape(f"returned {what}, not a tensor")
+        if isinstance(out, Handle):  # not plain data, kept on the user side
+            raise WrongShape(Ev("returned an object of its own, not a tensor"))
+        raise WrongShape(Ev("returned {type}, not a tensor", type=type(out).__name__))
     return out, weights
 
 
-def expect_shape(tensor: torch.Tensor, shape, what: str = "output") -> None:
+OUTPUT = Ev("output")
+
+
+def expect_shape(tensor: torch.Tensor, shape, what: str = OUTPUT) -> None:
     if tuple(tensor.shape) != tuple(shape):
-        raise WrongShape(f"{what} has shape {list(tensor.shape)}, expected {list(shape)}")
+        raise WrongShape(Ev("{what} has shape {shape}, expected {expected}", what=what, shape=list(tensor.shape), expected=list(shape)))
 
 
-def expect_like(out: torch.Tensor, shape, like: torch.Tensor, what: str = "output") -> str | None:
+def expect_like(out: torch.Tensor, shape, like: torch.Tensor, what: str = OUTPUT) -> Ev | None:
     """Shape must match (raises WrongShape); a dtype/device difference is returned as a message."""
     expect_shape(out, shape, what)
     if out.dtype != like.dtype:
-        return f"{what} dtype is {out.dtype}, the input's is {like.dtype}"
+        return Ev("{what} dtype is {dtype}, the input's is {expected}", what=what, dtype=str(out.dtype), expected=str(like.dtype))
     if out.device != like.device:
-        return f"{what} is on {out.device}, the input is on {like.device}"
+        return Ev("{what} is on {device}, the input is on {expected}", what=what, device=str(out.device), expected=str(like.device))
     return None
 
 
@@ -59,11 +66,22 @@ def against_truth(pairs) -> Check:
             return outcome("fail", verdict.describe(label))
         if worst is None or verdict.error / verdict.allowed > worst.error / worst.allowed:
             worst = verdict
-    note = f"; {FLOAT32_NOTE} ({', '.join(label.split(' (')[0] for label in chosen)})" if chosen else ""
-    return outcome("pass", f"max error {worst.error:.2g} (allowed {worst.allowed:.2g}){note}")
+    summary = Ev("max error {e:.2g} (allowed {a:.2g})", e=worst.error, a=worst.allowed)
+    if chosen:
+        names = Ev.seq([_head(label) for label in chosen], ", ")
+        summary = Ev("{summary}; {note} ({names})", summary=summary, note=FLOAT32_NOTE, names=names)
+    return outcome("pass", summary)
 
 
-FLOAT32_NOTE = "computed in float32 within a float64 check: judged at float32, the precision the code chose"
+def _head(label) -> Ev:
+    """A label without its parenthesised details: ``loss (beta=0.1, float64)`` -> ``loss``; a bare name is code."""
+    if isinstance(label, Ev):
+        head = re.match(r"\{(\w+)\} \(", label.msgid)
+        label = label.params[head.group(1)] if head else label
+    return label if isinstance(label, Ev) else Ev("{code}", code=label.split(" (")[0])
+
+
+FLOAT32_NOTE = Ev("computed in float32 within a float64 check: judged at float32, the precision the code chose")
 
 
 def same_output(a: torch.Tensor, b: torch.Tensor, tol: float) -> bool:

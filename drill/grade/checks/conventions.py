@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from drill.grade.user.wire import Config
+from drill.text.messages import Ev
 
 # Parameter names each role goes by in the common codebases.
 ROLE_NAMES = {
@@ -32,6 +33,7 @@ OFF = ("dropout", "p", "attn_dropout", "dropout_p", "attn_pdrop", "resid_pdrop",
 CONFIG_NAMES = ("config", "cfg", "conf", "args", "params", "hparams", "model_args", "configs", "c", "opt", "hp")
 QKV_NAMES = (("query", "key", "value"), ("q", "k", "v"), ("queries", "keys", "values"))
 MASK_NAMES = ("mask", "attn_mask", "attention_mask", "key_padding_mask", "src_mask")
+CONFIG = "config object"  # shown as is: a Plan's style, a key never shown
 
 
 @dataclass(frozen=True)
@@ -40,20 +42,24 @@ class Plan:
 
     args: tuple
     kwargs: dict
-    style: str  # "contract", "by name" or "config object"
+    style: str  # "contract", "by name" or CONFIG
     qkv_forward: bool = False  # forward(query, key, value, mask): self-attention is forward(x, x, x, mask)
 
-    def describe(self) -> str:
-        how = {"contract": "called as the contract says", "config object": "from a config object (nanoGPT / Hugging Face names)"}
-        text = how.get(self.style) or "with arguments by name: " + ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
-        return text + ("; forward(query, key, value, mask) called as forward(x, x, x, mask)" if self.qkv_forward else "")
+    def describe(self) -> Ev:
+        if self.style == "contract":
+            text = Ev("called as the contract says")
+        elif self.style == CONFIG:
+            text = Ev("from a config object (nanoGPT / Hugging Face names)")
+        else:
+            text = Ev("with arguments by name: {args}", args=", ".join(f"{k}={v!r}" for k, v in self.kwargs.items()))
+        return Ev("{how}; forward(query, key, value, mask) called as forward(x, x, x, mask)", how=text) if self.qkv_forward else text
 
-    def style_call(self) -> str:
+    def style_call(self) -> Ev:
         """How drill called the constructor, for a message."""
-        if self.style == "config object":
-            return "from a config object"
+        if self.style == CONFIG:
+            return Ev("from a config object")
         shown = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
-        return f"as ({', '.join(shown)})"
+        return Ev("as ({args})", args=", ".join(shown))
 
 
 def role_of(name: str) -> str | None:
@@ -95,7 +101,7 @@ def plan(init_params, forward_params, values: dict) -> Plan:
     if len(required) == 1 and role_of(required[0][0]) is None and (
         required[0][0].lower() in CONFIG_NAMES or len(values) > 1
     ):
-        return Plan((config_object(values),), {}, "config object", qkv)
+        return Plan((config_object(values),), {}, CONFIG, qkv)
     kwargs, used, extra = {}, set(), False
     for name, kind, has_default in params:
         role = role_of(name)
@@ -110,7 +116,7 @@ def plan(init_params, forward_params, values: dict) -> Plan:
     in_order = [role_of(p[0]) for p in params[: len(values)]] == list(values)
     if used != set(values) or (in_order and not extra):
         return Plan(contract, {}, "contract", qkv)
-    return Plan((), kwargs, "by name", qkv)
+    return Plan((), kwargs, "by name", qkv)  # shown as is
 
 
 def _qkv_forward(params) -> bool:
@@ -120,5 +126,5 @@ def _qkv_forward(params) -> bool:
     return names in QKV_NAMES and not any(p[2] for p in params[:3])
 
 
-def contract_text(entry: str, values: dict, forward: str) -> str:
-    return f"{entry}({', '.join(values)}) with forward({forward})"
+def contract_text(entry: str, values: dict, forward: str) -> Ev:
+    return Ev("{entry}({args}) with forward({forward})", entry=entry, args=", ".join(values), forward=forward)

@@ -10,12 +10,15 @@ import torch
 from drill.grade.checks.compare import against_truth
 from drill.grade.checks.module import BASE, NO_LAYOUT, ModuleTask
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 
-def drawn_heads_message(message: str, b: int, h: int, hd: int, t: int | None = None) -> str:
+def drawn_heads_message(message: str, b: int, h: int, hd: int, t: int | None = None) -> Ev:
     """A check's message prefixed with the batch, heads and head_dim it drew, so ``--seed N`` finds them again."""
-    sizes = f"B={b}, " + (f"T={t}, " if t is not None else "") + f"{h} head{'s' if h > 1 else ''} of {hd}"
-    return f"{sizes} (drawn from the seed): {message}"
+    heads = Ev("{h} heads of {hd}", h=h, hd=hd) if h > 1 else Ev("{h} head of {hd}", h=h, hd=hd)
+    if t is None:
+        return Ev("B={b}, {heads} (drawn from the seed): {what}", b=b, heads=heads, what=message)
+    return Ev("B={b}, T={t}, {heads} (drawn from the seed): {what}", b=b, t=t, heads=heads, what=message)
 
 
 class DrawnHeadsTask(ModuleTask):
@@ -31,7 +34,7 @@ class DrawnHeadsTask(ModuleTask):
         for m in (None, mask) if mask is not None else (None,):
             out = self.forward(ctx, built.module, x.float(), m)
             truth, same = (self.reference(built, x, m, dt) for dt in (torch.float64, torch.float32))
-            pairs.append(("output" if m is None else "masked output", out, truth, same))
+            pairs.append((Ev("output") if m is None else Ev("masked output"), out, truth, same))
         result = against_truth(pairs)
         result.message = drawn_heads_message(result.message, b, h, hd, t)
         return result

@@ -11,6 +11,7 @@ message of a UserCodeError and becomes :class:`OutOfBounds`.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -18,13 +19,18 @@ from functools import partial
 import torch
 
 from drill.grade.checks.common import no_mutation_check
-from drill.grade.checks.compare import against_truth, expect_like, unpack
+from drill.grade.checks.compare import OUTPUT, against_truth, expect_like, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.kernel_bench import Case
 from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import RowStrided
+from drill.text.messages import Ev
 
-MARK = "raised KernelOutOfBounds: "
+MARK = "raised KernelOutOfBounds: "  # shown as is: what the guard's exception reads as, never shown
+# The guard's words (drill/grade/user/kernel_guard.py), read back into a message: which program, what access, where.
+GUARD_WORDS = re.compile(r"program (?P<program>\(.*?\)) would (?P<kind>load from|store to) (?P<n>\d+) address(?P<plural>es)? outside "
+                         r"the tensors it was given, the first (?:(?P<count>\d+) element\(s\) (?P<side>past the end|before the start) of "
+                         r"|between the elements of )(?P<name>.*?) \(shape (?P<shape>\[[\d, ]*\])\)(?: \(a gap of a strided view\))?")  # fmt: skip
 
 
 class OutOfBounds(Exception):
@@ -57,14 +63,37 @@ class Launches:
 
 def launch(ctx: Context, *args, fn=None, **kwargs):
     """The user's launcher (``fn``, default the task's entry) on the user side; an out-of-bounds access raises
-    OutOfBounds with the guard's words."""
+    OutOfBounds with the guard's finding."""
     try:
         return ctx.call(fn or ctx.entry, *args, **kwargs)
     except UserCodeError as exc:
         text = str(exc)
         if MARK in text:
-            raise OutOfBounds(text.split(MARK, 1)[1].split(" (at ")[0]) from None
+            raise OutOfBounds(guard_finding(text.split(MARK, 1)[1].split(" (at ")[0])) from None
         raise
+
+
+def guard_finding(words: str) -> Ev:
+    """The guard's sentence (written on the user side, in English) as a message: which program, what access, where."""
+    found = GUARD_WORDS.fullmatch(words)
+    if not found:
+        return Ev("{name}", name=words)  # not the guard's usual words: shown as it wrote them
+    name, shape, n, program, side = found["name"], found["shape"], int(found["n"]), found["program"], found["side"] or ""
+    if side.startswith("past"):
+        where = Ev("{n} element(s) past the end of {name} (shape {shape})", n=int(found["count"]), name=name, shape=shape)
+    elif side:
+        where = Ev("{n} element(s) before the start of {name} (shape {shape})", n=int(found["count"]), name=name, shape=shape)
+    else:
+        where = Ev("between the elements of {name} (shape {shape}) (a gap of a strided view)", name=name, shape=shape)
+    if found["kind"].startswith("load"):
+        return (Ev("program {program} would load from {n} addresses outside the tensors it was given, the first {where}",
+                   program=program, n=n, where=where) if found["plural"] else
+                Ev("program {program} would load from {n} address outside the tensors it was given, the first {where}",
+                   program=program, n=n, where=where))  # fmt: skip
+    return (Ev("program {program} would store to {n} addresses outside the tensors it was given, the first {where}",
+               program=program, n=n, where=where) if found["plural"] else
+            Ev("program {program} would store to {n} address outside the tensors it was given, the first {where}",
+               program=program, n=n, where=where))  # fmt: skip
 
 
 def guarded(check):
@@ -74,7 +103,7 @@ def guarded(check):
         try:
             return check(*args, **kwargs)
         except OutOfBounds as exc:
-            return outcome("fail", f"out-of-bounds access: {exc}", "kernel-mask-missing")
+            return outcome("fail", Ev("out-of-bounds access: {what}", what=exc.args[0]), "kernel-mask-missing")
 
     return run
 
@@ -87,21 +116,23 @@ def tensor_out(ret) -> torch.Tensor:
 
 
 @guarded
-def strided_check(ctx: Context, call, truth_of, x: torch.Tensor, label: str):
+def strided_check(ctx: Context, call, truth_of, x: torch.Tensor, label: Ev):
     """A row-strided view of x: right, or the kernel assumed contiguous rows (and it is right on x's contiguous copy)."""
     stride = x.shape[1] + PAD
     try:
         out = call(RowStrided(x, PAD))
     except OutOfBounds as exc:
         call(x.contiguous())  # raises OutOfBounds again when the kernel is out of bounds anyway
-        return outcome("fail", f"{label}: a row-strided view (row stride {stride}) is read outside its rows "
-                               f"({exc}): the kernel takes the row stride to be the row length", "kernel-contiguous-strides")  # fmt: skip
+        return outcome("fail", Ev("{label}: a row-strided view (row stride {stride}) is read outside its rows ({finding}): the kernel "
+                                  "takes the row stride to be the row length", label=label, stride=stride, finding=exc.args[0]),
+                       "kernel-contiguous-strides")  # fmt: skip
     truth, same = truth_of(x)
-    result = against_truth([(f"{label} (row-strided input, stride {stride})", out, truth, same)])
+    result = against_truth([(Ev("{label} (row-strided input, stride {stride})", label=label, stride=stride), out, truth, same)])
     if result.status != "pass":
         contiguous = call(x.contiguous())
-        if against_truth([("contiguous copy", contiguous, truth, same)]).status == "pass":
-            result.message += "; its contiguous copy is right: the kernel assumes the row stride is the row length (use x.stride(0))"
+        if against_truth([(Ev("contiguous copy"), contiguous, truth, same)]).status == "pass":
+            result.message = Ev.seq([result.message, Ev("its contiguous copy is right: the kernel assumes the row stride is the row length "
+                                                         "(use x.stride(0))")])  # fmt: skip
             result.codes.append("kernel-contiguous-strides")
     return result
 
@@ -116,16 +147,16 @@ def sizes_check(ctx: Context, call, truth_of, shapes, divisible, like):
         if problem:
             return outcome("fail", problem)
         truth, same = truth_of(x)
-        result = against_truth([(f"output (shape {list(shape)})", out, truth, same)])
+        result = against_truth([(Ev("output (shape {shape})", shape=list(shape)), out, truth, same)])
         if result.status != "pass":
             x2 = like(divisible)
             truth2, same2 = truth_of(x2)
             if against_truth([("", call(x2), truth2, same2)]).status == "pass":
-                result.message += (f"; right at shape {list(divisible)}: the kernel only works when the block size divides "
-                                   "the size (the tail block is dropped)")  # fmt: skip
+                result.message = Ev.seq([result.message, Ev("right at shape {shape}: the kernel only works when the block size divides "
+                                                             "the size (the tail block is dropped)", shape=list(divisible))])  # fmt: skip
                 result.codes.append("kernel-block-must-divide")
             return result
-    return outcome("pass", f"shapes {', '.join(str(list(s)) for s in shapes)} all match")
+    return outcome("pass", Ev("shapes {shapes} all match", shapes=", ".join(str(list(s)) for s in shapes)))
 
 
 EDGE_SHAPES = ((1, 1), (3, 17), (2, 129), (4, 127))  # N not a multiple of any block; 129 crosses 128
@@ -151,13 +182,15 @@ def shape_check(rows: Rows, shape):
     x = rows.draw(1, shape)
     out = rows.call(x)
     problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(out.dtype)[6:]}")
+    if problem:
+        return outcome("fail", problem)
+    return outcome("pass", Ev("output {shape}, {dtype}", shape=list(out.shape), dtype=str(out.dtype)[6:]))
 
 
 @guarded
 def numerical_check(rows: Rows, shape, offset: int):
     x = rows.draw(offset, shape)
-    return against_truth([(f"output (shape {list(shape)})", rows.call(x), *rows.truth_of(x))])
+    return against_truth([(Ev("output (shape {shape})", shape=list(shape)), rows.call(x), *rows.truth_of(x))])
 
 
 @guarded
@@ -165,17 +198,20 @@ def out_of_bounds_check(rows: Rows, launch_all):
     """Edge tiles under the guard: every load and store of every launcher must stay inside its tensors."""
     for shape in ((3, 17), (2, 129)):
         launch_all(rows.draw(50, shape))
-    return outcome("pass", "shapes [3, 17] and [2, 129]: every load and store stayed inside the tensors")
+    return outcome("pass", Ev("shapes [3, 17] and [2, 129]: every load and store stayed inside the tensors"))
 
 
 @guarded
 def varying_check(rows: Rows):
     for n, shape in enumerate(((4, 33), (2, 7), (3, 100))):
         x = rows.draw(600 + n, shape)
-        result = against_truth([(f"call {n + 1} (shape {list(shape)})", rows.call(x), *rows.truth_of(x))])
+        result = against_truth([(Ev("call {n} (shape {shape})", n=n + 1, shape=list(shape)), rows.call(x), *rows.truth_of(x))])
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different shapes in a row all match")
+    return outcome("pass", THREE_SHAPES)
+
+
+THREE_SHAPES = Ev("three calls with different shapes in a row all match")
 
 
 def opening_checks(rows: Rows) -> list[CheckDef]:
@@ -184,7 +220,7 @@ def opening_checks(rows: Rows) -> list[CheckDef]:
     return [
         CheckDef("shape.basic", "shape", partial(guarded(shape_check), rows, (3, 7))),
         CheckDef("shape.one-element", "shape", partial(guarded(shape_check), rows, (1, 1))),
-        CheckDef("shape.row-strided", "shape", partial(strided_check, ctx, rows.call, rows.truth_of, rows.draw(2, (4, 19)), "output")),
+        CheckDef("shape.row-strided", "shape", partial(strided_check, ctx, rows.call, rows.truth_of, rows.draw(2, (4, 19)), OUTPUT)),
         CheckDef("numerical.edge-sizes", "numerical",
                  partial(guarded(sizes_check), ctx, rows.call, rows.truth_of, EDGE_SHAPES, DIVISIBLE, partial(rows.draw, 200))),
         CheckDef("numerical.drawn", "numerical", partial(numerical_check, rows, ctx.sizes(300, (2, 6), (10, 200)), 301)),

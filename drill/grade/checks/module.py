@@ -23,11 +23,12 @@ from drill.grade.checks.common import (
     random_mask,
 )
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
-from drill.grade.checks.conventions import Plan, contract_text, plan
+from drill.grade.checks.conventions import CONFIG, Plan, contract_text, plan
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import ACCEPTED, Layout, find_layout
 from drill.grade.reference import CORRECT, Variant, causal_mask, module_attention
 from drill.grade.remote import Abort, UserCodeError
+from drill.text.messages import Ev
 
 MAX_SEQ_LEN = 16
 # (B, T, H, head_dim): no two equal within a case, heads from 1 to 8.
@@ -39,7 +40,7 @@ SHAPE_CASES = (
     ("shape.eight-heads", (3, 4, 8, 2), False),
     ("shape.non-contiguous", BASE, True),
 )
-NO_LAYOUT = "skipped: no reference without a recognised projection layout"
+NO_LAYOUT = Ev("skipped: no reference without a recognised projection layout")
 
 
 @dataclass(frozen=True)
@@ -164,11 +165,16 @@ class ModuleTask:
             self.build(ctx, BASE[2] * BASE[3], BASE[2])
         except UserCodeError as exc:
             text = str(exc)
-            signature = text.startswith("raised TypeError") and "argument" in text
-            config = how.style == "config object" and text.startswith("raised AttributeError") and "SimpleNamespace" in text
+            signature = text.startswith("raised TypeError") and "argument" in text  # shown as is: a pattern, never shown
+            config = how.style == CONFIG and text.startswith("raised AttributeError") and "SimpleNamespace" in text  # shown as is
             if signature or config:
-                given = f" (the config carries {', '.join(k for k, _ in how.args[0].fields)})" if config else ""
-                raise contract_mismatch(ctx, self, f"building it {how.style_call()} {exc}{given}") from None
+                error = exc.args[0] if exc.args else text  # the user side's message, an Ev where it is one
+                if config:
+                    fields = ", ".join(k for k, _ in how.args[0].fields)
+                    detail = Ev("building it {how} {error} (the config carries {fields})", how=how.style_call(), error=error, fields=fields)
+                else:
+                    detail = Ev("building it {how} {error}", how=how.style_call(), error=error)
+                raise contract_mismatch(ctx, self, detail) from None
             raise
         fwd = signatures(ctx)["forward"]
         if fwd:
@@ -177,14 +183,15 @@ class ModuleTask:
             required = [p[0] for p in fwd["params"] if not p[2] and p[1] != "VAR_POSITIONAL" and p[1] != "VAR_KEYWORD"]
             takes = len(positional) + sum(p[1] == "VAR_POSITIONAL" for p in fwd["params"]) * 99
             if len(required) > allowed or takes < allowed:
-                raise contract_mismatch(ctx, self, f"forward requires {', '.join(required) or 'nothing'}")
-        return outcome("pass", f"{signatures(ctx)['init']['text'] if signatures(ctx)['init'] else ctx.user.entry_name} "
-                               f"built {how.describe()}")  # fmt: skip
+                needs = Ev("forward requires {names}", names=", ".join(required)) if required else Ev("forward requires nothing")
+                raise contract_mismatch(ctx, self, needs)
+        init = signatures(ctx)["init"]["text"] if signatures(ctx)["init"] else ctx.user.entry_name
+        return outcome("pass", Ev("{init} built {how}", init=init, how=how.describe()))
 
     def layout_check(self, ctx: Context):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
         if built.layout is None:
-            return outcome("fail", f"unrecognised projection layout; accepted: {ACCEPTED}")
+            return outcome("fail", Ev("unrecognised projection layout; accepted: {accepted}", accepted=ACCEPTED))
         return outcome("pass", built.layout.describe())
 
     def shape_check(self, ctx: Context, config, non_contiguous):
@@ -194,7 +201,7 @@ class ModuleTask:
         x = ctx.randn(t, b, h * hd, gen=gen).transpose(0, 1) if non_contiguous else ctx.randn(b, t, h * hd, gen=gen)
         out = self.forward(ctx, built.module, x)
         problem = expect_like(out, (b, t, h * hd), x)
-        return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (H={h})")
+        return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape} (H={h})", shape=list(out.shape), h=h))
 
     def numerical_check(self, ctx: Context, dtype, offset):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2], dtype)
@@ -204,12 +211,14 @@ class ModuleTask:
         pairs = []
         for config in (BASE, (b, t, *BASE[2:])):  # the fixed shape, then B and T drawn from the seed
             x, mask = self.inputs(ctx, config, 100 + offset, torch.float64)
-            where = "" if config == BASE else f" at B={b}, T={t}"
             for m in (None, mask) if mask is not None else (None,):
                 out = self.forward(ctx, built.module, x.to(dtype), m)
                 truth = self.reference(built, x, m, torch.float64)
                 same = self.reference(built, x, m, dtype)
-                pairs.append((("output" if m is None else "masked output") + where, out, truth, same))
+                label = Ev("output") if m is None else Ev("masked output")
+                if config != BASE:
+                    label = Ev("{label} at B={b}, T={t}", label=label, b=b, t=t)
+                pairs.append((label, out, truth, same))
         return against_truth(pairs)
 
     def mask_forms_check(self, ctx: Context):
@@ -227,11 +236,14 @@ class ModuleTask:
                 continue
             out = self.forward(ctx, built.module, x.float(), mask)
             truth, same = (self.reference(built, x, mask, dt) for dt in (torch.float64, torch.float32))
-            pairs.append((f"output with a {label}" if mask is not None else "output with no mask", out, truth, same))
+            label = Ev("output with a {label}", label=label) if mask is not None else Ev("output with no mask")
+            pairs.append((label, out, truth, same))
         result = against_truth(pairs)
-        if result.status == "pass":
-            result.message = f"{len(pairs)} mask forms: " + result.message + (
-                f"; skipped {', '.join(skipped)}: forward(query, key, value, mask) adds the head axis" if skipped else "")
+        if result.status == "pass" and skipped:
+            result.message = Ev("{n} mask forms: {what}; skipped {forms}: forward(query, key, value, mask) adds the head axis",
+                                n=len(pairs), what=result.message, forms=Ev.seq(skipped, ", "))  # fmt: skip
+        elif result.status == "pass":
+            result.message = Ev("{n} mask forms: {what}", n=len(pairs), what=result.message)
         return result
 
     def gradient_check(self, ctx: Context, dtype):
@@ -256,8 +268,8 @@ class ModuleTask:
         for name, truth in grads[torch.float64].items():
             grad = user[name] if name == "x" else user[name].grad
             if grad is None:
-                return outcome("fail", f"no gradient reaches {name} (is it detached or unused?)")
-            pairs.append((f"d{name}", grad, truth, grads[dtype][name]))
+                return outcome("fail", Ev("no gradient reaches {name} (is it detached or unused?)", name=name))
+            pairs.append((Ev("d{name}", name=name), grad, truth, grads[dtype][name]))
         return against_truth(pairs)
 
     def padding_leak_check(self, ctx: Context):
@@ -275,8 +287,8 @@ class ModuleTask:
                 change = moved(self.forward(ctx, built.module, x2, mask)[b], base[b])[:n]
                 if (change > LEAK_THRESHOLD).any():
                     i = int((change > LEAK_THRESHOLD).nonzero()[0])
-                    return outcome("fail", f"sample {b} (length {n}): position {i} sees padded position {j}")
-        return outcome("pass", "padded positions (lengths 5, 1, 3) never reach a real position")
+                    return outcome("fail", Ev("sample {b} (length {n}): position {i} sees padded position {j}", b=b, n=n, i=i, j=j))
+        return outcome("pass", Ev("padded positions (lengths 5, 1, 3) never reach a real position"))
 
     def future_leak_check(self, ctx: Context):
         built = self.build(ctx, 12, 3, torch.float64)
@@ -292,8 +304,8 @@ class ModuleTask:
             leaks += [(i, j) for i in range(j) if change[i] > LEAK_THRESHOLD]
         if leaks:
             i, j = min(leaks)
-            return outcome("fail", f"position {i} changes when future position {j} changes")
-        return outcome("pass", "perturbing future tokens never moves earlier outputs")
+            return outcome("fail", Ev("position {i} changes when future position {j} changes", i=i, j=j))
+        return outcome("pass", Ev("perturbing future tokens never moves earlier outputs"))
 
     def module_jacobian_check(self, ctx: Context):
         built = self.build(ctx, 12, 3, torch.float64)
@@ -318,14 +330,17 @@ class ModuleTask:
         for n, t in enumerate((5, 7, 3)):
             x, _ = self.inputs(ctx, (2, t, BASE[2], BASE[3]), 800 + n)
             out = self.forward(ctx, built.module, x)
+            label = Ev("call {n} (T={t})", n=n + 1, t=t)
             if built.layout is None:
-                expect_shape(out, x.shape, f"call {n + 1} (T={t})")
+                expect_shape(out, x.shape, label)
                 continue
             truth, same = (self.reference(built, x, None, dt) for dt in (torch.float64, x.dtype))
-            result = against_truth([(f"call {n + 1} (T={t})", out, truth, same)])
+            result = against_truth([(label, out, truth, same)])
             if result.status != "pass":
                 return result
-        return outcome("pass", "calls with T = 5, 7, 3 in a row all work" + ("" if built.layout else " (shapes only)"))
+        if built.layout is None:
+            return outcome("pass", Ev("calls with T = 5, 7, 3 in a row all work (shapes only)"))
+        return outcome("pass", Ev("calls with T = 5, 7, 3 in a row all work"))
 
     def fully_masked(self, ctx: Context):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
@@ -408,14 +423,14 @@ class ModuleTask:
         return found
 
 
-ACCEPTED_STYLES = (
+ACCEPTED_STYLES = Ev(
     "also accepted: parameters by name (embed_dim/hidden_size/n_embd, num_heads/n_head/h, block_size, dropout, ...), "
     "one config object (nanoGPT: n_embd, n_head, block_size, dropout, bias; Hugging Face: hidden_size, "
     "num_attention_heads, num_key_value_heads), and forward(query, key, value, mask)"
 )
 
 
-def contract_mismatch(ctx: Context, task: ModuleTask, detail: str) -> Abort:
+def contract_mismatch(ctx: Context, task: ModuleTask, detail: Ev) -> Abort:
     """One failing check that says what the task calls and what the file defines, then ends the grade."""
     sigs = signatures(ctx)
     entry = ctx.user.entry_name
@@ -423,8 +438,10 @@ def contract_mismatch(ctx: Context, task: ModuleTask, detail: str) -> Abort:
     forward = sigs["forward"]["text"].split(".", 1)[-1] if sigs["forward"] else "forward(?)"
     values = task.roles[: len(task.init_args(BASE[2] * BASE[3], BASE[2]))]
     expected = contract_text(entry, values, task.forward_contract)
-    abort = Abort("load.contract", f"{entry} does not fit the {task.name} contract: expected {expected}; "
-                                   f"your file defines {init} with {forward}; {detail} ({ACCEPTED_STYLES})", "fail")  # fmt: skip
+    message = Ev("{entry} does not fit the {task} contract: expected {expected}; your file defines {init} with {forward}; "
+                 "{detail} ({styles})", entry=entry, task=task.name, expected=expected, init=init, forward=forward,
+                 detail=detail, styles=ACCEPTED_STYLES)  # fmt: skip
+    abort = Abort("load.contract", message, "fail")
     abort.check.category, abort.check.codes = "rules", ["contract-mismatch"]
     return abort
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import torch
 
-from drill.grade.checks.compare import LEAK_THRESHOLD, expect_shape
+from drill.grade.checks.compare import LEAK_THRESHOLD, OUTPUT, expect_shape
 from drill.grade.context import Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 
-def tensor_result(value, what: str = "output") -> torch.Tensor:
+def tensor_result(value, what: str = OUTPUT) -> torch.Tensor:
     """The user's return value as a tensor, or WrongShape naming what came back."""
     if not isinstance(value, torch.Tensor):
-        raise WrongShape(f"{what}: returned {type(value).__name__}, not a tensor")
+        raise WrongShape(Ev("{what}: returned {type}, not a tensor", what=what, type=type(value).__name__))
     return value
 
 
@@ -39,8 +40,8 @@ def row_independence_check(ctx: Context, call, x: torch.Tensor, *codes: str):
                 s2, i2 = (int(n) for n in (change > LEAK_THRESHOLD).nonzero()[0])
                 return outcome(
                     "fail",
-                    f"changing row [{s}, {i}] moved row [{s2}, {i2}] by {change[s2, i2]:.3g} (float64): "
-                    "each row must be computed from itself alone",
+                    Ev("changing row [{s}, {i}] moved row [{s2}, {i2}] by {d:.3g} (float64): "
+                       "each row must be computed from itself alone", s=s, i=i, s2=s2, i2=i2, d=change[s2, i2].item()),
                     *codes,
                 )
-    return outcome("pass", f"each of the {b * t} rows depends on itself alone (float64)")
+    return outcome("pass", Ev("each of the {n} rows depends on itself alone (float64)", n=b * t))

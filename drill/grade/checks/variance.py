@@ -12,9 +12,10 @@ from __future__ import annotations
 from drill.grade.checks.compare import against_truth, first_nonfinite
 from drill.grade.context import outcome
 from drill.grade.report import Check
+from drill.text.messages import Ev
 
 CODE = "layernorm-one-pass-variance"
-CENTRED = "the same rows shifted to mean ~0"
+CENTRED = Ev("the same rows shifted to mean ~0")
 LOST = 1e-2  # digits lost, not rounding: a two-pass LayerNorm's float32 error at the offset stays far below
 
 
@@ -32,7 +33,11 @@ def one_pass_verdict(label: str, out, centred_out, references) -> Check:
         bad = first_nonfinite(out, truth)
         if bad is None and (out.double() - truth).abs().max().item() <= LOST:
             return result  # what explains the centred rows explains these too: no digits lost
-        what = f"a non-finite output at {list(bad)}" if bad is not None else result.message
-        how = "pass" if code is None else f"are explained by {code} alone"
-        return outcome("fail", f"{what}, while {CENTRED} {how}: the variance loses its digits to cancellation", CODE)
+        what = Ev("a non-finite output at {at}", at=list(bad)) if bad is not None else result.message
+        if code is None:
+            why = Ev("{what}, while {centred} pass: the variance loses its digits to cancellation", what=what, centred=CENTRED)
+        else:
+            why = Ev("{what}, while {centred} are explained by {code} alone: the variance loses its digits to cancellation",
+                     what=what, centred=CENTRED, code=code)  # fmt: skip
+        return outcome("fail", why, CODE)
     return result

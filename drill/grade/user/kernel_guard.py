@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .loader import Ev
+
 PAD = 4096  # bytes of guard band on each side: a multiple of every element size
 SENTINEL = 0xFF
 
@@ -100,10 +102,10 @@ class _Launch:
             cls.finish()
 
         def guarded_load(self, ptrs, mask, other, cache_policy, is_volatile):
-            return load(self, ptrs, cls.check(self, ptrs, mask, "load from"), other, cache_policy, is_volatile)
+            return load(self, ptrs, cls.check(self, ptrs, mask, "load"), other, cache_policy, is_volatile)
 
         def guarded_store(self, ptrs, value, mask, cache_policy):
-            return store(self, ptrs, value, cls.check(self, ptrs, mask, "store to"), cache_policy)
+            return store(self, ptrs, value, cls.check(self, ptrs, mask, "store"), cache_policy)
 
         executor._init_args_hst, executor._restore_args_dev = guarded_init, guarded_restore
         builder.create_masked_load, builder.create_masked_store = guarded_load, guarded_store
@@ -148,19 +150,26 @@ class _Launch:
         bad, cls.valid = cls.bad, None
         if bad:
             program, kind, count, address, _ = bad[0]
-            raise KernelOutOfBounds(f"program {program} would {kind} {count} address{'es' if count > 1 else ''} outside "
-                                    f"the tensors it was given, the first {cls.describe(address)}")  # fmt: skip
+            values = {"program": program, "n": count, "where": cls.describe(address)}
+            if kind == "load":
+                raise KernelOutOfBounds(
+                    Ev("program {program} would load from {n} addresses outside the tensors it was given, the first {where}", **values)
+                    if count > 1 else
+                    Ev("program {program} would load from {n} address outside the tensors it was given, the first {where}", **values))  # fmt: skip
+            raise KernelOutOfBounds(
+                Ev("program {program} would store to {n} addresses outside the tensors it was given, the first {where}", **values)
+                if count > 1 else
+                Ev("program {program} would store to {n} address outside the tensors it was given, the first {where}", **values))  # fmt: skip
 
     @classmethod
-    def describe(cls, address: int) -> str:
+    def describe(cls, address: int) -> Ev:
         """Where an address lies relative to the nearest tensor argument."""
         name, first, last, size, shape = min(cls.regions, key=lambda r: min(abs(address - r[1]), abs(address - r[2])))
-        what = f"{name} (shape {shape})"
         if address > last:
-            return f"{(address - last) // size} element(s) past the end of {what}"
+            return Ev("{n} element(s) past the end of {name} (shape {shape})", n=(address - last) // size, name=name, shape=shape)
         if address < first:
-            return f"{(first - address) // size} element(s) before the start of {what}"
-        return f"between the elements of {what} (a gap of a strided view)"
+            return Ev("{n} element(s) before the start of {name} (shape {shape})", n=(first - address) // size, name=name, shape=shape)
+        return Ev("between the elements of {name} (shape {shape}) (a gap of a strided view)", name=name, shape=shape)
 
 
 def _is_tensor(value) -> bool:

@@ -21,20 +21,23 @@ import torch
 from torch import nn
 
 from . import kernel_guard, measure, params, toys, trace, value_trace, wire  # noqa: F401 - imported before the user's code can take the descriptors an import needs
-from .loader import UserCodeError, describe_exception, exception_text, load_user_file, type_name, user_frames
+from .loader import Ev, UserCodeError, describe_exception, exception_text, load_user_file, type_name, user_frames
 from .spy import AtenSpy, BuiltinSpy, LargestTensor, NoDrill, RuleImportError
 
 MODULE_KINDS = {cls: cls.__name__ for cls in (nn.Linear, nn.LayerNorm, nn.GELU, nn.ReLU, nn.Dropout, nn.Sequential,
                                                nn.ModuleList, nn.ModuleDict, nn.Identity)}  # fmt: skip
 MAX_ATTRS = 64
-DOING = {"call": "to read what it returned", "call_each": "to read what it returned", "trace": "to read what it returned", "value_trace": "to read what it returned",
-         "instantiate": "to read the module your class built", "describe": "to read the module it returned",
-         "attr": "to read an attribute", "assign": "to set parameters", "vjp": "for the backward pass",
-         "signature": "to read a signature"}  # fmt: skip
+RETURNED = Ev("to read what it returned")
+DOING = {"call": RETURNED, "call_each": RETURNED, "trace": RETURNED, "value_trace": RETURNED,
+         "instantiate": Ev("to read the module your class built"), "describe": Ev("to read the module it returned"),
+         "attr": Ev("to read an attribute"), "assign": Ev("to set parameters"), "vjp": Ev("for the backward pass"),
+         "signature": Ev("to read a signature")}  # fmt: skip
 
 
 class Failed(Exception):
-    def __init__(self, message: str, kind: str = "user"):
+    """A failure of the user's code, sent to the judge as its message (as data) and ``kind``."""
+
+    def __init__(self, message: Ev | str, kind: str = "user"):
         super().__init__(message)
         self.kind = kind
 
@@ -42,7 +45,7 @@ class Failed(Exception):
 def is_out_of_memory(exc: BaseException) -> bool:
     """An allocation that failed (the memory cap), not a MemoryError the user's code raised itself."""
     text = exception_text(exc)
-    return (isinstance(exc, MemoryError) and not text) or "can't allocate memory" in text or "not enough memory" in text
+    return (isinstance(exc, MemoryError) and not text) or "can't allocate memory" in text or "not enough memory" in text  # shown as is
 
 
 class Server:
@@ -74,11 +77,12 @@ class Server:
         header, buffers = wire.encode(value, fallback=self.keep, collect=collected)
         return {**header, **fields}, buffers, collected
 
-    def failure(self, exc: BaseException, what: str | None = None) -> Failed:
+    def failure(self, exc: BaseException, during=None) -> Failed:
+        """The user's exception as a Failed; ``during(what)``: its description within what drill was doing."""
         if is_out_of_memory(exc):
             return Failed(exception_text(exc) or "MemoryError", "memory")
-        message = (what + " " if what else "") + describe_exception(exc, self.path)
-        return Failed(message, "not-implemented" if isinstance(exc, NotImplementedError) else "user")
+        what = describe_exception(exc, self.path)
+        return Failed(during(what) if during else what, "not-implemented" if isinstance(exc, NotImplementedError) else "user")
 
     # --- ops -------------------------------------------------------------------
 
@@ -90,7 +94,7 @@ class Server:
             kernel_guard.install()  # a file that imported triton: its interpreted launches get guard bands
         except UserCodeError as exc:
             rule = isinstance(exc.original, RuleImportError)
-            raise Failed(str(exc), "rule" if rule else ("memory" if is_out_of_memory(exc.original) else "import")) from None
+            raise Failed(exc.args[0], "rule" if rule else ("memory" if is_out_of_memory(exc.original) else "import")) from None
         kinds = {n: "class" if isinstance(v, type) else "function" if callable(v) else "other"
                  for n, v in vars(self.module).items() if not n.startswith("__")}  # fmt: skip
         return self.reply(kinds)
@@ -124,7 +128,7 @@ class Server:
             header, buffers, collected = self.reply((result, changed), mutated=mutated,
                                                     largest=[spy.size, list(spy.shape), spy.op[:200]] if spy else None)  # fmt: skip
         except wire.Unsendable as exc:
-            raise Failed(f"returned {exc}: drill cannot check it") from None
+            raise Failed(Ev("returned {what}: drill cannot check it", what=exc.args[0])) from None
         if track:
             wanted = [t for t in inputs if t.requires_grad]
             if params:
@@ -139,7 +143,7 @@ class Server:
         try:
             return self.reply(results)
         except wire.Unsendable as exc:
-            raise Failed(f"returned {exc}: drill cannot check it") from None
+            raise Failed(Ev("returned {what}: drill cannot check it", what=exc.args[0])) from None
 
     def op_trace(self, target, args, kwargs, inputs):
         """One call under the op recorder (drill grade --trace): its result and, per op called from the
@@ -168,7 +172,7 @@ class Server:
         try:
             return self.reply((result, recorder.records, raised))
         except wire.Unsendable as exc:
-            raise Failed(f"returned {exc}: drill cannot check it") from None
+            raise Failed(Ev("returned {what}: drill cannot check it", what=exc.args[0])) from None
 
     def op_vjp(self, id: int, grads):
         outs, wanted = self.graphs[id]
@@ -179,7 +183,7 @@ class Server:
             try:
                 got = vjp(pairs, [wanted[i] for i in differentiable])
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's backward failed
-                raise self.failure(exc, "the backward pass") from None
+                raise self.failure(exc, lambda what: Ev("the backward pass {what}", what=what)) from None
             for i, g in zip(differentiable, got):
                 found[i] = g
         return self.reply(found)
@@ -205,14 +209,16 @@ class Server:
 
     def op_instantiate(self, cls, args, seed: int, device: str, dtype: str, kwargs=None):
         torch.manual_seed(seed)
-        name = getattr(cls, "__name__", "the class")
+        name = getattr(cls, "__name__", Ev("the class"))
+        name = name if type(name) is Ev else f"{name}"
         module = self.call_user(cls, args, kwargs or {}, True)
         if not issubclass(type(module), nn.Module):  # type(), not isinstance: a fake __class__ cannot pass
-            raise Failed(f"{name}(...) is not an nn.Module")
+            raise Failed(Ev("{name}(...) is not an nn.Module", name=name))
         try:
             module = module.to(device, wire.DTYPES[dtype]).eval()
         except (Exception, SystemExit) as exc:  # noqa: BLE001
-            raise self.failure(exc, f"{name}(...).to({device}, {dtype})") from None
+            raise self.failure(exc, lambda what: Ev("{name}(...).to({device}, {dtype}) {what}", name=name, device=device, dtype=dtype,
+                                                    what=what)) from None  # fmt: skip
         return self.reply(self.module_tree(module))
 
     def module_tree(self, module: nn.Module) -> dict:
@@ -236,16 +242,16 @@ class Server:
             try:
                 obj = getattr(obj, name)
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - a missing attribute is the user's finding
-                raise self.failure(exc, f"reading .{path}:") from None
+                raise self.failure(exc, lambda what: Ev("reading .{path}: {what}", path=path, what=what)) from None
         try:
             return self.reply(obj)
         except wire.Unsendable as exc:
-            raise Failed(f".{path} is {exc}: drill cannot check it") from None
+            raise Failed(Ev(".{path} is {what}: drill cannot check it", path=path, what=exc.args[0])) from None
 
     def op_describe(self, target):
         """The tree of a module the user's code returned (LoRA's merged layer), as for an instantiated one."""
         if not issubclass(type(target), nn.Module):
-            raise Failed(f"returned a {type_name(target)}, not an nn.Module")
+            raise Failed(Ev("returned a {type}, not an nn.Module", type=type_name(target)))
         return self.reply(self.module_tree(target))
 
     def op_assign(self, target, params: dict):
@@ -256,7 +262,7 @@ class Server:
             for name, value in params.items():
                 p = named.get(name)
                 if p is None or p.shape != value.shape:
-                    raise Failed(f"has no parameter {name!r} of shape {list(value.shape)} to set")
+                    raise Failed(Ev("has no parameter {name} of shape {shape} to set", name=repr(name), shape=list(value.shape)))
                 p.copy_(value)
         return self.reply()
 
@@ -266,7 +272,8 @@ class Server:
         return self.reply()
 
     def op_rules(self):
-        return self.reply(sorted(self.functions.seen) or sorted(self.aten.seen))
+        seen = sorted(self.functions.seen) or sorted(self.aten.seen)
+        return self.reply([name.to_wire() if type(name) is Ev else name for name in seen])
 
     def op_bench(self, target, args, median=False):
         """[seconds, peak bytes] of ``target(*args)``; ``median``: a kernel's CUDA median (measure.cuda_median)."""
@@ -287,13 +294,14 @@ class Server:
         that drill ran to read an object) or when their code used up what the server needs (descriptors,
         memory); None when it is drill's own fault."""
         if isinstance(exc, wire.Unsendable):
-            return Failed(f"gave drill {exc}, which it cannot check")
+            return Failed(Ev("gave drill {what}, which it cannot check", what=exc.args[0]))
         if self.path is not None and user_frames(exc, self.path):
-            return Failed(f"{describe_exception(exc, self.path)}, in code of yours that drill ran {DOING.get(self.op, 'to answer a request')}")
+            return Failed(Ev("{what}, in code of yours that drill ran {doing}", what=describe_exception(exc, self.path),
+                             doing=DOING.get(self.op) or Ev("to answer a request")))  # fmt: skip
         if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
             soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-            return Failed(f"left drill's side of the process no file descriptor to open ({exception_text(exc)}; "
-                          f"RLIMIT_NOFILE is {soft}: did your code lower it or leave files open?)")  # fmt: skip
+            return Failed(Ev("left drill's side of the process no file descriptor to open ({error}; RLIMIT_NOFILE is {limit}: "
+                             "did your code lower it or leave files open?)", error=exception_text(exc), limit=soft))  # fmt: skip
         if is_out_of_memory(exc):
             return Failed(exception_text(exc) or "MemoryError", "memory")
         return None
@@ -365,7 +373,9 @@ def serve(sock, devices) -> None:
             except Exception:  # noqa: BLE001 - an exception that cannot even be examined: drill's to debug
                 found = None
             if found is not None:
-                out_header, buffers = {"value": None, "tensors": [], "error": str(found), "kind": found.kind}, []
+                message = found.args[0]
+                out_header, buffers = {"value": None, "tensors": [], "kind": found.kind,
+                                       "error": message.to_wire() if isinstance(message, Ev) else str(message)}, []  # fmt: skip
             else:
                 text = traceback.format_exc()
                 out_header, buffers = {"value": None, "tensors": [], "error": f"{type_name(exc)}: {exception_text(exc)}",

@@ -14,13 +14,15 @@ from torch.overrides import TorchFunctionMode, handle_torch_function
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from .loader import Ev
+
 BUILTIN_NAMES = {
     "scaled_dot_product_attention": "F.scaled_dot_product_attention",
     "multi_head_attention_forward": "F.multi_head_attention_forward (nn.MultiheadAttention)",
     "_native_multi_head_attention": "torch._native_multi_head_attention",
 }
 BUILTIN_PREFIXES = ("_scaled_dot_product", "_flash_attention", "_efficient_attention", "_cudnn_attention")
-DRILL_RULE = "the whiteboard rule: a graded file may not import drill or any module of it; write the code yourself"
+DRILL_RULE = Ev("the whiteboard rule: a graded file may not import drill or any module of it; write the code yourself")
 
 
 def builtin_name(func) -> str | None:
@@ -117,7 +119,7 @@ class AtenSpy(DispatchMode):
         packet = getattr(func, "overloadpacket", func)
         name = builtin_name(packet) or self.extra.get(getattr(packet, "__name__", ""))
         if name:
-            self.seen.add(f"{name} (at the aten level)" if name.startswith("torch.ops") else name)
+            self.seen.add(Ev("{name} (at the aten level)", name=name) if name.startswith("torch.ops") else name)
         return func(*args, **(kwargs or {}))
 
 

@@ -35,17 +35,17 @@ SKIPPED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type
 
 
 class Omit(Exception):
-    """A value that is not plain data, or too big to copy."""
+    """A value that is not plain data, or too big to copy; the reason is a key (the judge reads only that it was omitted)."""
 
 
 def copy(value, budget: list[int], depth: int = 0):
     """A plain copy of ``value``; ``budget[0]``: leaves left. Raises :class:`Omit`."""
     kind = type(value)
     if depth > MAX_DEPTH:
-        raise Omit("nested too deeply")
+        raise Omit("nested too deeply")  # shown as is
     budget[0] -= 1
     if budget[0] < 0:
-        raise Omit("too big")
+        raise Omit("too big")  # shown as is
     if value is None or kind is bool or kind is float:
         return value
     if kind is int:
@@ -67,17 +67,17 @@ def copy(value, budget: list[int], depth: int = 0):
                 raise Omit("tensor")
             budget[0] -= value.numel()
             if budget[0] < 0:
-                raise Omit("too big")
+                raise Omit("too big")  # shown as is
             return value.detach().to("cpu", copy=True)
     if issubclass(kind, (list, tuple)):  # the base class's own methods: a subclass's overrides never run
         size = list.__len__(value) if issubclass(kind, list) else tuple.__len__(value)
         if size > MAX_LEAVES:
-            raise Omit("too long")
+            raise Omit("too long")  # shown as is
         items = [copy(x, budget, depth + 1) for x in (list.__iter__(value) if issubclass(kind, list) else tuple.__iter__(value))]
         return items if issubclass(kind, list) else tuple(items)
     if issubclass(kind, dict):  # Counter, defaultdict too
         if dict.__len__(value) > MAX_LEAVES:
-            raise Omit("too long")
+            raise Omit("too long")  # shown as is
         return {"items": [[copy(k, budget, depth + 1), copy(v, budget, depth + 1)] for k, v in dict.items(value)]}
     raise Omit(kind.__name__)
 

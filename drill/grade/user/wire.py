@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .loader import Ev
+
 MAGIC = b"DRL1"
 FRAME = struct.Struct("!4sIQ")
 MAX_HEADER = 16 << 20
@@ -51,7 +53,7 @@ class WireError(Exception):
 
 
 class Unsendable(TypeError):
-    """A value the user's code returned that the wire cannot carry; the message says what it is."""
+    """A value the user's code returned that the wire cannot carry; the message (an Ev) says what it is."""
 
 
 @dataclass(frozen=True)
@@ -149,14 +151,14 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
 
     def enc(v, depth=0):
         if depth > 32:
-            raise Unsendable("a value nested more than 32 levels deep")
+            raise Unsendable(Ev("a value nested more than {n} levels deep", n=32))
         kind = type(v)
         if v is None or kind is bool:
             return v
         if issubclass(kind, int):  # bool was above: it has no subclasses
             n = int.__int__(v)
             if not -INT_BOUND <= n < INT_BOUND:
-                raise Unsendable(f"the integer {_digits(n)}, beyond any tensor's range (|n| < 2**63)")
+                raise Unsendable(Ev("the integer {n}, beyond any tensor's range (|n| < 2**63)", n=_digits(n)))
             return n
         if issubclass(kind, float):
             x = float.__float__(v)
@@ -199,7 +201,7 @@ def encode(value, fallback=None, collect: list | None = None) -> tuple[dict, lis
                 return {"$dict": [[k, enc(x, depth + 1)] for k, x in items]}
         if fallback is not None:
             return {"$h": fallback(v).id}
-        raise Unsendable(f"a {kind.__name__}")
+        raise Unsendable(Ev("a {type}", type=str(kind.__name__)))
 
     return {"value": enc(value), "tensors": tensors}, buffers
 
@@ -219,14 +221,15 @@ def plain_tensor(t: torch.Tensor) -> torch.Tensor:
 
 def _describe(t: torch.Tensor, buffers: list[bytes]) -> dict:
     if t.layout != torch.strided or t.dtype not in NAMES:
-        raise Unsendable(f"a {t.layout} {t.dtype} tensor")
+        raise Unsendable(Ev("a {layout} {dtype} tensor", layout=str(t.layout), dtype=str(t.dtype)))
     data = t.detach()
     nbytes = data.numel() * data.element_size()
     if nbytes > MAX_PAYLOAD:
         stored = data.untyped_storage().nbytes() if data.device.type != "meta" else 0
-        what = "a view" if stored < nbytes else "a tensor"
-        raise Unsendable(f"{what} of {data.numel():,} elements (shape {list(data.shape)}, {_gib(nbytes)} once copied), more than "
-                         f"drill reads back ({_gib(MAX_PAYLOAD)})")  # fmt: skip
+        values = {"n": data.numel(), "shape": list(data.shape), "size": _gib(nbytes), "limit": _gib(MAX_PAYLOAD)}
+        raise Unsendable(Ev("a view of {n:,} elements (shape {shape}, {size} once copied), more than drill reads back ({limit})", **values)
+                         if stored < nbytes else
+                         Ev("a tensor of {n:,} elements (shape {shape}, {size} once copied), more than drill reads back ({limit})", **values))  # fmt: skip
     order = sorted(range(data.dim()), key=lambda d: -data.stride(d))
     perm = None
     if data.dim() > 1 and order != list(range(data.dim())) and data.permute(order).is_contiguous():
@@ -263,7 +266,7 @@ def frame_sizes(prefix: bytes) -> tuple[int, int]:
 def parse_header(raw: bytes) -> dict:
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: a forged header nested past the stack
         raise WireError(f"unreadable header ({exc})") from None
     if not isinstance(header, dict) or not isinstance(header.get("tensors"), list):
         raise WireError("the header is not an object with a tensor list")
@@ -430,7 +433,7 @@ def recv_exact(sock, n: int) -> bytes:
     while left:
         chunk = sock.recv(min(left, 1 << 20))
         if not chunk:
-            raise EOFError("the other side closed the channel")
+            raise EOFError
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)

@@ -19,13 +19,14 @@ from torch.optim.adam import adam
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 SHAPE = (4, 3)
 DEFAULTS = (1e-3, (0.9, 0.999), 1e-8, 1e-2)  # lr, betas, eps, weight_decay
 FORBIDDEN = {
     "Adam": "torch.optim.AdamW / torch.optim.Adam",
-    "adam": "torch.optim.adam.adam (functional Adam)",
-    "adamw": "torch.optim.adamw.adamw (functional AdamW)",
+    "adam": Ev("torch.optim.adam.adam (functional Adam)"),  # the rule shows it (battery.rules_check)
+    "adamw": Ev("torch.optim.adamw.adamw (functional AdamW)"),  # the rule shows it (battery.rules_check)
     "_fused_adamw_": "torch._fused_adamw_",
     "_fused_adam_": "torch._fused_adam_",
 }
@@ -136,19 +137,19 @@ def run(ctx: Context, case: Case, requires_grad: bool = False):
         sent, before = g.clone(), (p.detach().clone(), m.clone(), v.clone())
         ctx.call(ctx.entry, p, sent, m, v, case.start + k, lr, betas, eps, wd)
         if not torch.equal(sent, g):
-            raise Broken(outcome("fail", f"step {case.start + k}: grad was modified in place; the update may only "
-                                 "change param, exp_avg and exp_avg_sq", "mutates-input"))  # fmt: skip
+            raise Broken(outcome("fail", Ev("step {step}: grad was modified in place; the update may only "
+                                            "change param, exp_avg and exp_avg_sq", step=case.start + k), "mutates-input"))  # fmt: skip
         unchanged = [name for name, t, b in zip(STATE, (p.detach(), m, v), before) if torch.equal(t, b)]
         if unchanged and not g.eq(0).all():
-            raise Broken(outcome("fail", f"step {case.start + k}: {', '.join(unchanged)} unchanged after the call: update "
-                                 "the caller's tensors in place (param.add_, exp_avg.mul_(...).add_(...), or .copy_); "
-                                 "assigning a new tensor to the name changes nothing outside the function",
-                                 "adamw-not-in-place"))  # fmt: skip
+            raise Broken(outcome("fail", Ev("step {step}: {names} unchanged after the call: update "
+                                            "the caller's tensors in place (param.add_, exp_avg.mul_(...).add_(...), or .copy_); "
+                                            "assigning a new tensor to the name changes nothing outside the function",
+                                            step=case.start + k, names=", ".join(unchanged)), "adamw-not-in-place"))  # fmt: skip
         out.append((p.detach().clone(), m.clone(), v.clone()))
     return out
 
 
-def steps_check(ctx: Context, case: Case, requires_grad: bool = False, what: str = ""):
+def steps_check(ctx: Context, case: Case, requires_grad: bool = False, what: Ev | None = None):
     truth = case.to(torch.float64).reference()
     same = case.reference()
     try:
@@ -156,17 +157,21 @@ def steps_check(ctx: Context, case: Case, requires_grad: bool = False, what: str
     except Broken as exc:
         return exc.result
     except UserCodeError as exc:
-        if requires_grad and exc.kind == "user" and "leaf Variable" in str(exc):
-            return outcome("error", f"{exc}; param is an nn.Parameter here: update it under torch.no_grad(), as optimizer.step does")
+        if requires_grad and exc.kind == "user" and "leaf Variable" in str(exc):  # shown as is
+            return outcome("error", Ev("{error}; param is an nn.Parameter here: update it under torch.no_grad(), as optimizer.step does",
+                                       error=exc.args[0]))  # fmt: skip
         raise
     lr, betas, eps, wd = case.hyper
-    what = what or f"lr={lr:g}, betas={betas}, eps={eps:g}, weight_decay={wd:g}, {str(case.param.dtype)[6:]}"
+    config = f"lr={lr:g}, betas={betas}, eps={eps:g}, weight_decay={wd:g}"
+    what = what or Ev("{config}, {dtype}", config=config, dtype=str(case.param.dtype)[6:])
     for k, (g, t, s) in enumerate(zip(got, truth, same)):
-        result = against_truth([(f"step {case.start + k}: {name}", gv, tv, sv) for name, gv, tv, sv in zip(STATE, g, t, s)])
+        result = against_truth([(Ev("step {step}: {name}", step=case.start + k, name=name), gv, tv, sv)
+                                for name, gv, tv, sv in zip(STATE, g, t, s)])  # fmt: skip
         if result.status != "pass":
-            result.message = f"{what}: {result.message}"
+            result.message = Ev("{label}: {what}", label=what, what=result.message)
             return result
-    result.message = f"{what}, steps {case.start} to {case.start + len(got) - 1}: {result.message}"
+    result.message = Ev("{what}, steps {first} to {last}: {result}", what=what, first=case.start, last=case.start + len(got) - 1,
+                        result=result.message)  # fmt: skip
     return result
 
 
@@ -177,7 +182,8 @@ def drawn_check(ctx: Context):
     lr, wd = round(10 ** (-3 + 2 * u[0]), 4), round(0.2 * u[3], 3)  # lr from 1e-3 to 0.1
     betas = (round(0.8 + 0.15 * u[1], 3), round(0.95 + 0.049 * u[2], 3))
     case = make_case(ctx, 322, (lr, betas, 1e-8, wd), steps, (a, b, c), start=start)
-    what = f"shape=[{a}, {b}, {c}], lr={lr:g}, betas={betas}, weight_decay={wd:g} (drawn from the seed), float32"
+    what = Ev("{config} (drawn from the seed), {dtype}", config=f"shape=[{a}, {b}, {c}], lr={lr:g}, betas={betas}, weight_decay={wd:g}",
+              dtype="float32")  # fmt: skip
     return steps_check(ctx, case, what=what)
 
 
@@ -195,18 +201,19 @@ def elementwise_check(ctx: Context):
                 change[i] = 0.0
                 if (change > LEAK_THRESHOLD).any():
                     j = int((change > LEAK_THRESHOLD).nonzero()[0])
-                    return outcome("fail", f"changing grad element {i} moved {name} element {j} by {change[j]:.3g} (float64): "
-                                   "each element's update depends on its own gradient and state alone")  # fmt: skip
+                    return outcome("fail", Ev("changing grad element {i} moved {name} element {j} by {change:.3g} (float64): "
+                                              "each element's update depends on its own gradient and state alone",
+                                              i=i, name=name, j=j, change=change[j].item()))  # fmt: skip
     except Broken as exc:
         return exc.result
-    return outcome("pass", f"each of the {case.param.numel()} elements updates from its own gradient and state alone (float64)")
+    return outcome("pass", Ev("each of the {n} elements updates from its own gradient and state alone (float64)", n=case.param.numel()))
 
 
 def zero_grad_check(ctx: Context):
     """A zero gradient at step 1: m = v = 0, the Adam part is 0 / (0 + eps) = 0 and only the decay moves param."""
     case = make_case(ctx, 400, (0.1, (0.9, 0.999), 1e-8, 0.1), 2)
     case = Case(case.param, tuple(torch.zeros_like(g) for g in case.grads), case.m, case.v, 1, case.hyper)
-    return steps_check(ctx, case, what="zero gradients (lr=0.1, weight_decay=0.1)")
+    return steps_check(ctx, case, what=Ev("zero gradients (lr=0.1, weight_decay=0.1)"))
 
 
 def grad_unchanged_check(ctx: Context):
@@ -215,7 +222,7 @@ def grad_unchanged_check(ctx: Context):
         run(ctx, case)
     except Broken as exc:
         return exc.result
-    return outcome("pass", "grad unchanged by each of 3 calls, bit for bit")
+    return outcome("pass", Ev("grad unchanged by each of 3 calls, bit for bit"))
 
 
 @dataclass(frozen=True)
@@ -252,15 +259,15 @@ HYPOTHESES = (
 class AdamWTask:
     name = "adamw"
     forbidden = FORBIDDEN
-    builtin_what = "optimizer (Adam / AdamW)"
+    builtin_what = Ev("optimizer (Adam / AdamW)")
     builtin_code = "uses-builtin-adamw"
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         big = (0.1, (0.8, 0.99), 1e-8, 0.1)
         case = partial(make_case, ctx)
         defs = [
-            CheckDef("shape.in-place", "shape", partial(steps_check, ctx, case(0, steps=1), what="one step, float32 [4, 3]")),
-            CheckDef("shape.1d", "shape", partial(steps_check, ctx, case(1, steps=2, shape=(7,)), what="two steps, float32 [7]")),
+            CheckDef("shape.in-place", "shape", partial(steps_check, ctx, case(0, steps=1), what=Ev("one step, float32 [4, 3]"))),
+            CheckDef("shape.1d", "shape", partial(steps_check, ctx, case(1, steps=2, shape=(7,)), what=Ev("two steps, float32 [7]"))),
             CheckDef("numerical.defaults", "numerical", partial(steps_check, ctx, case(2))),
             CheckDef("numerical.lr-0.1-decay-0.1", "numerical", partial(steps_check, ctx, case(3, big))),
             CheckDef("numerical.eps-1e-3", "numerical", partial(steps_check, ctx, case(4, (0.01, (0.9, 0.999), 1e-3, 0.0), scale=1e-3))),
@@ -274,13 +281,13 @@ class AdamWTask:
                      for dt in (torch.float16, torch.bfloat16)]  # fmt: skip
         return defs + [
             CheckDef("gradient.param-requires-grad", "gradient", partial(steps_check, ctx, case(9, big, 2), True,
-                     "param a leaf that requires grad (an nn.Parameter), two steps")),  # fmt: skip
+                     Ev("param a leaf that requires grad (an nn.Parameter), two steps"))),  # fmt: skip
             CheckDef("mask-leak.elementwise", "mask-leak", partial(elementwise_check, ctx)),
             CheckDef("stability.zero-grad", "stability", partial(zero_grad_check, ctx)),
             CheckDef("stability.grad-scales", "stability", partial(steps_check, ctx, case(10, scale=1e6, steps=3),
-                     what="gradients from 1e4 to 1e6 and their squares (float32)")),  # fmt: skip
+                     what=Ev("gradients from 1e4 to 1e6 and their squares (float32)"))),  # fmt: skip
             CheckDef("stability.tiny-grads", "stability", partial(steps_check, ctx, case(11, scale=1e-6, steps=3),
-                     what="gradients from 1e-8 to 1e-6, near eps (float32)")),  # fmt: skip
+                     what=Ev("gradients from 1e-8 to 1e-6, near eps (float32)"))),  # fmt: skip
             CheckDef("robustness.grad-unchanged", "robustness", partial(grad_unchanged_check, ctx)),
         ]
 

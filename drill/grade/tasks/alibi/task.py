@@ -18,6 +18,7 @@ import torch
 from drill.grade.checks.common import deterministic_check, dtype_id, gradient_verdict, large_logits_verdict, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 
 @dataclass(frozen=True)
@@ -108,15 +109,15 @@ def shape_check(ctx: Context, b, h, t, d, dv, causal):
     if problem:
         return outcome("fail", problem)
     if causal is None:  # the default must be causal=True
-        return versus_truth("output with causal left at its default (True)", out, q.double(), k.double(), v.double(), True, torch.float32)
-    return outcome("pass", f"output {list(out.shape)}")
+        return versus_truth(Ev("output with causal left at its default (True)"), out, q.double(), k.double(), v.double(), True, torch.float32)
+    return outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def numerical_check(ctx: Context, h: int, causal: bool, dtype, offset: int):
     q, k, v = qkv(ctx, 2, h, 9, 8, 6, 100 + offset)
     out = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), causal)
     slopes = ", ".join(f"{s:g}" for s in alibi_slopes(h)[:4]) + (", ..." if h > 4 else "")
-    label = f"output (H={h}, slopes {slopes}, causal={causal}, {str(dtype)[6:]})"
+    label = Ev("output (H={h}, slopes {slopes}, causal={causal}, {dtype})", h=h, slopes=slopes, causal=causal, dtype=str(dtype)[6:])
     return versus_truth(label, out, q, k, v, causal, dtype)
 
 
@@ -136,11 +137,11 @@ def drawn_check(ctx: Context):
     b, h, t, d, dv = drawn_shape(ctx)
     causal = bool(torch.randint(2, (), generator=ctx.generator(131)))
     q, k, v = qkv(ctx, b, h, t, d, dv, 130)
-    where = f"B={b}, H={h}, T={t}, D={d}, Dv={dv}, causal={causal}"
+    where = Ev("B={b}, H={h}, T={t}, D={d}, Dv={dv}, causal={causal}", b=b, h=h, t=t, d=d, dv=dv, causal=causal)
     out = run(ctx, q.float(), k.float(), v.float(), causal)
-    result = versus_truth(f"output ({where}, drawn from the seed)", out, q, k, v, causal, torch.float32)
+    result = versus_truth(Ev("output ({where}, drawn from the seed)", where=where), out, q, k, v, causal, torch.float32)
     if result.status == "pass":
-        result.message += f" ({where}, drawn from the seed)"
+        result.message = Ev("{what} ({where}, drawn from the seed)", what=result.message, where=where)
     return result
 
 
@@ -148,7 +149,7 @@ def long_sequence_check(ctx: Context):
     """T = 200: the first head's bias reaches -0.25 * 199; the softmax must stay stable."""
     q, k, v = qkv(ctx, 1, 4, 200, 8, 8, 150)
     out = run(ctx, q.float(), k.float(), v.float(), True)
-    return versus_truth("output (H=4, T=200, causal)", out, q, k, v, True, torch.float32)
+    return versus_truth(Ev("output (H=4, T=200, causal)"), out, q, k, v, True, torch.float32)
 
 
 def gradient_check(ctx: Context, dtype):
@@ -160,7 +161,7 @@ def gradient_check(ctx: Context, dtype):
         expect_shape(out, expected)
         return out
 
-    return gradient_verdict(ctx, base, dtype, user, lambda *t: reference(*t[:3], True, dtype=t[3]), label=" (H=6, causal)")
+    return gradient_verdict(ctx, base, dtype, user, lambda *t: reference(*t[:3], True, dtype=t[3]), label=Ev(" (H=6, causal)"))
 
 
 def future_leak_check(ctx: Context):
@@ -175,8 +176,8 @@ def future_leak_check(ctx: Context):
         early = change[:j]
         if (early > LEAK_THRESHOLD).any():
             i = int((early > LEAK_THRESHOLD).nonzero()[0])
-            return outcome("fail", f"causal=True: position {i} changes when future key {j} changes")
-    return outcome("pass", "causal=True (float64): perturbing future keys never moves earlier outputs")
+            return outcome("fail", Ev("causal=True: position {i} changes when future key {j} changes", i=i, j=j))
+    return outcome("pass", Ev("causal=True (float64): perturbing future keys never moves earlier outputs"))
 
 
 def large_logits_check(ctx: Context):
@@ -188,10 +189,11 @@ def large_logits_check(ctx: Context):
 def varying_check(ctx: Context):
     for n, (h, t, causal) in enumerate(((8, 9, True), (6, 5, False), (4, 12, True))):
         q, k, v = qkv(ctx, 2, h, t, 8, 6, 500 + n, torch.float32)
-        result = versus_truth(f"call {n + 1} (H={h}, T={t}, causal={causal})", run(ctx, q, k, v, causal), q, k, v, causal, torch.float32)
+        label = Ev("call {n} (H={h}, T={t}, causal={causal})", n=n + 1, h=h, t=t, causal=causal)
+        result = versus_truth(label, run(ctx, q, k, v, causal), q, k, v, causal, torch.float32)
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different H, T and causal in a row all match (no stale cached slopes or bias)")
+    return outcome("pass", Ev("three calls with different H, T and causal in a row all match (no stale cached slopes or bias)"))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from drill.grade.checks.common import deterministic_check, dtype_id, no_mutation
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.reference import CORRECT, Variant, attention, causal_mask, scale_factor
+from drill.text.messages import Ev
 
 # Sizes: B, H, Tq, Tk, D, Dv never coincide, so a wrong transpose cannot hide.
 Q, K, V, MASK = (2, 3, 5, 4), (2, 3, 7, 4), (2, 3, 7, 6), (2, 1, 5, 7)
@@ -28,9 +29,9 @@ SHAPE_CASES = (
     ("shape.mask-2d", Q, K, V, (5, 7)),
 )
 FORBIDDEN = {  # __name__ of the torch function or aten op: how the rule names it
-    "backward": "autograd (Tensor.backward or torch.autograd.backward)",
-    "grad": "autograd (torch.autograd.grad; torch.func.grad, vjp and jacrev call it)",
-    "_make_dual": "forward-mode autograd (torch.func.jvp, jacfwd, torch.autograd.forward_ad)",
+    "backward": Ev("autograd (Tensor.backward or torch.autograd.backward)"),  # the rule shows it (battery.rules_check)
+    "grad": Ev("autograd (torch.autograd.grad; torch.func.grad, vjp and jacrev call it)"),  # the rule shows it (battery.rules_check)
+    "_make_dual": Ev("forward-mode autograd (torch.func.jvp, jacfwd, torch.autograd.forward_ad)"),  # the rule shows it (battery.rules_check)
 }
 
 
@@ -90,7 +91,7 @@ def run(ctx: Context, q, k, v, d_out, mask=None):
     args = (q, k, v, d_out) if mask is None else (q, k, v, d_out, mask)
     ret = ctx.call(ctx.entry, *args)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 3 and all(isinstance(t, torch.Tensor) for t in ret)):
-        raise WrongShape(f"returned {type(ret).__name__}, not a tuple (dq, dk, dv) of three tensors")
+        raise WrongShape(Ev("returned {type}, not a tuple (dq, dk, dv) of three tensors", type=type(ret).__name__))
     for name, grad, like in zip(("dq", "dk", "dv"), ret, (q, k, v)):
         expect_shape(grad, like.shape, name)
     return tuple(ret)
@@ -110,27 +111,29 @@ def shape_check(ctx: Context, qs, ks, vs, ms):
         problem = expect_like(grad, like.shape, like, name)
         if problem:
             return outcome("fail", problem)
-    return outcome("pass", f"dq {list(qs)}, dk {list(ks)}, dv {list(vs)}" + (f" (mask {list(ms)})" if ms else ""))
+    if ms:
+        return outcome("pass", Ev("dq {q}, dk {k}, dv {v} (mask {mask})", q=list(qs), k=list(ks), v=list(vs), mask=list(ms)))
+    return outcome("pass", Ev("dq {q}, dk {k}, dv {v}", q=list(qs), k=list(ks), v=list(vs)))
 
 
 def drawn_shapes(ctx: Context, offset: int):
     """(q, k, v, mask) shapes drawn from the grade's seed: B, H, Tq, Tk, D and Dv all differ (a file built for D=4,
     every fixed case's head dim, fails here)."""
     b, h, tq, tk, d, dv = ctx.sizes(300 + offset, (1, 4), (1, 6), (1, 12), (2, 12), (2, 16), (2, 16), avoid=(Q[-1],))
-    where = f"B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, drawn from the seed"
+    where = Ev("B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, drawn from the seed", b=b, h=h, tq=tq, tk=tk, d=d, dv=dv)
     return ((b, h, tq, d), (b, h, tk, d), (b, h, tk, dv), (b, 1, tq, tk)), where
 
 
 def numerical_check(ctx: Context, dtype, offset: int):
     """The fixed shapes, then shapes drawn from the seed; each without a mask and with a random one."""
     pairs = []
-    for n, ((qs, ks, vs, ms), where) in enumerate((((Q, K, V, MASK), ""), drawn_shapes(ctx, offset))):
+    for n, ((qs, ks, vs, ms), where) in enumerate((((Q, K, V, MASK), None), drawn_shapes(ctx, offset))):
         q, k, v, d_out = inputs(ctx, (qs, ks, vs), 100 + 20 * n + offset)
         for mask in (None, random_mask(ms, ctx.generator(150 + 20 * n + offset), ctx.device)):
             grads = run(ctx, *(t.to(dtype) for t in (q, k, v, d_out)), mask)
             truth, same = autograd_truth(q, k, v, d_out, mask, torch.float64), baseline(q, k, v, d_out, mask, dtype)
-            label = ", ".join(filter(None, ("masked" if mask is not None else "", where)))
-            names = (f"{name} ({label})" if label else name for name in ("dq", "dk", "dv"))
+            parts = list(filter(None, (mask is not None and Ev("masked"), where)))
+            names = (Ev("{grad} ({label})", grad=name, label=Ev.seq(parts, ", ")) if parts else name for name in ("dq", "dk", "dv"))
             pairs += list(zip(names, grads, truth, same))
     return against_truth(pairs)
 
@@ -152,9 +155,11 @@ def finite_difference_check(ctx: Context):
     measured = (loss(1) - loss(-1)) / (2 * eps)
     allowed = 1e-6 * max(1.0, abs(measured))
     if not abs(claimed - measured) <= allowed:
-        return outcome("fail", f"along a random direction your gradients predict a change of {claimed:.6g}, "
-                               f"the loss changes by {measured:.6g} (central difference, float64, masked)")  # fmt: skip
-    return outcome("pass", f"directional derivative {claimed:.6g} = central difference {measured:.6g} (float64, masked)")
+        return outcome("fail", Ev("along a random direction your gradients predict a change of {claimed:.6g}, "
+                                  "the loss changes by {measured:.6g} (central difference, float64, masked)",
+                                  claimed=claimed, measured=measured))  # fmt: skip
+    return outcome("pass", Ev("directional derivative {claimed:.6g} = central difference {measured:.6g} (float64, masked)",
+                              claimed=claimed, measured=measured))  # fmt: skip
 
 
 def padding_leak_check(ctx: Context):
@@ -169,14 +174,16 @@ def padding_leak_check(ctx: Context):
             for name, grad in (("dk", dk), ("dv", dv)):
                 size = grad[b, :, j].abs().max().item()
                 if not size == 0:
-                    return outcome("fail", f"sample {b} (length {n}): {name} of padded key {j} is {size:.3g}, not 0")
+                    return outcome("fail", Ev("sample {b} (length {n}): {name} of padded key {j} is {size:.3g}, not 0",
+                                              b=b, n=n, name=name, j=j, size=size))  # fmt: skip
             k2, v2 = k.clone(), v.clone()
             k2[b, :, j] += 10 * ctx.randn(4, gen=gen, dtype=torch.float64)
             v2[b, :, j] += 10 * ctx.randn(6, gen=gen, dtype=torch.float64)
             change = (run(ctx, q, k2, v2, d_out, mask)[0][b] - dq[b]).abs().max().item()
             if change > LEAK_THRESHOLD:
-                return outcome("fail", f"sample {b} (length {n}): dq moves by {change:.3g} when padded key {j} changes")
-    return outcome("pass", "padded keys (lengths 7, 1, 4) get dk = dv = 0 and never move dq")
+                return outcome("fail", Ev("sample {b} (length {n}): dq moves by {change:.3g} when padded key {j} changes",
+                                          b=b, n=n, change=change, j=j))  # fmt: skip
+    return outcome("pass", Ev("padded keys (lengths 7, 1, 4) get dk = dv = 0 and never move dq"))
 
 
 def causal_leak_check(ctx: Context):
@@ -192,9 +199,12 @@ def causal_leak_check(ctx: Context):
             change = (new - old).abs().amax(dim=(0, 2))  # per position
             for j in range(6):
                 if (j != i if name == "dq" else j > i) and change[j] > LEAK_THRESHOLD:
-                    return outcome("fail", f"causal mask: {name}[{j}] moves when d_out[{i}] changes (moved {change[j]:.3g}); "
-                                           f"{'only dq[i]' if name == 'dq' else f'only keys j <= {i}'} may")  # fmt: skip
-    return outcome("pass", "causal mask: d_out[i] reaches dq[i] and dk[j], dv[j] for j <= i only")
+                    if name == "dq":
+                        return outcome("fail", Ev("causal mask: {name}[{j}] moves when d_out[{i}] changes (moved {by:.3g}); "
+                                                  "only dq[i] may", name=name, j=j, i=i, by=change[j].item()))  # fmt: skip
+                    return outcome("fail", Ev("causal mask: {name}[{j}] moves when d_out[{i}] changes (moved {by:.3g}); "
+                                              "only keys j <= {i} may", name=name, j=j, i=i, by=change[j].item()))  # fmt: skip
+    return outcome("pass", Ev("causal mask: d_out[i] reaches dq[i] and dk[j], dv[j] for j <= i only"))
 
 
 def large_logits_check(ctx: Context):
@@ -206,12 +216,12 @@ def large_logits_check(ctx: Context):
     for name, grad, exact in zip(("dq", "dk", "dv"), grads, truth):
         bad = first_nonfinite(grad, exact)
         if bad is not None:
-            return outcome("fail", f"logits ~1e3 give a non-finite {name} at {list(bad)}", "unstable-softmax")
+            return outcome("fail", Ev("logits ~1e3 give a non-finite {name} at {at}", name=name, at=list(bad)), "unstable-softmax")
         error = (grad - exact).abs().max().item()
         if error > 1e-6 * max(1.0, exact.abs().max().item()):
-            return outcome("fail", f"logits ~1e3: {name} max error {error:.3g} against the float64 reference")
+            return outcome("fail", Ev("logits ~1e3: {name} max error {e:.3g} against the float64 reference", name=name, e=error))
         worst = max(worst, error)
-    return outcome("pass", f"logits ~1e3 (float64): finite, max error {worst:.2g}")
+    return outcome("pass", Ev("logits ~1e3 (float64): finite, max error {e:.2g}", e=worst))
 
 
 def varying_length_check(ctx: Context):
@@ -220,10 +230,11 @@ def varying_length_check(ctx: Context):
         mask = causal_mask(t, device=ctx.device)
         grads = run(ctx, *(x.float() for x in (q, k, v, d_out)), mask)
         truth, same = autograd_truth(q, k, v, d_out, mask, torch.float64), baseline(q, k, v, d_out, mask, torch.float32)
-        result = against_truth([(f"call {n + 1} (T={t}): {name}", g, e, s) for name, g, e, s in zip(("dq", "dk", "dv"), grads, truth, same)])
+        call = Ev("call {n} (T={t})", n=n + 1, t=t)
+        result = against_truth([(Ev("{label}: {what}", label=call, what=name), g, e, s) for name, g, e, s in zip(("dq", "dk", "dv"), grads, truth, same)])
         if result.status != "pass":
             return result
-    return outcome("pass", "causal calls with T = 5, 7, 3 in a row all match")
+    return outcome("pass", Ev("causal calls with T = 5, 7, 3 in a row all match"))
 
 
 @dataclass(frozen=True)
@@ -247,7 +258,7 @@ class Probe:
 class AttentionBackwardTask:
     name = "attention_backward"
     forbidden = FORBIDDEN
-    builtin_what = "autograd or attention"
+    builtin_what = Ev("autograd or attention")
     builtin_code = "attn-backward-uses-autograd"
 
     def checks(self, ctx: Context) -> list[CheckDef]:

@@ -20,6 +20,7 @@ import torch
 from drill.grade.checks.common import dtype_id, no_mutation_check
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 N = 37
 TOLERANCE = 1e-6
@@ -78,14 +79,16 @@ def value(ret, what: str) -> float:
         return float(ret.detach().double().item())
     if isinstance(ret, (int, float)) and not isinstance(ret, bool):
         return float(ret)
-    raise WrongShape(f"{what} returned {type(ret).__name__}" + (f" of shape {list(ret.shape)}" if isinstance(ret, torch.Tensor) else "")
-                     + ", not a number (a float or a 0-d tensor)")  # fmt: skip
+    if isinstance(ret, torch.Tensor):
+        raise WrongShape(Ev("{name} returned {type} of shape {shape}, not a number (a float or a 0-d tensor)",
+                            name=what, type=type(ret).__name__, shape=list(ret.shape)))  # fmt: skip
+    raise WrongShape(Ev("{name} returned {type}, not a number (a float or a 0-d tensor)", name=what, type=type(ret).__name__))
 
 
 def gauc_handle(ctx: Context):
     handle = ctx.user.entry("gauc")
     if handle is None:
-        raise UserCodeError("the file does not define gauc(scores, labels, groups)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define gauc(scores, labels, groups)"), "not-implemented")
     return handle
 
 
@@ -135,8 +138,9 @@ def make_gauc_inputs(ctx: Context, offset: int, n_groups: int = 6, dtype=torch.f
 def verdict(label: str, got: float, truth: float):
     error = abs(got - truth)
     if not error <= TOLERANCE:  # NaN fails too
-        return outcome("fail", f"{label}: {got:.9g}, expected {truth:.9g} (error {error:.3g}, allowed {TOLERANCE:g})")
-    return outcome("pass", f"{label}: {got:.9g} (error {error:.2g})")
+        return outcome("fail", Ev("{label}: {got:.9g}, expected {truth:.9g} (error {error:.3g}, allowed {allowed:g})",
+                                  label=label, got=got, truth=truth, error=error, allowed=TOLERANCE))  # fmt: skip
+    return outcome("pass", Ev("{label}: {got:.9g} (error {error:.2g})", label=label, got=got, error=error))
 
 
 def shape_check(ctx: Context, gauc: bool):
@@ -144,32 +148,33 @@ def shape_check(ctx: Context, gauc: bool):
         got = run_gauc(ctx, *make_gauc_inputs(ctx, 1))
     else:
         got = run_auc(ctx, *make_auc_inputs(ctx, 1))
-    return outcome("pass", f"{'gauc' if gauc else 'roc_auc'} returns one number ({got:.4g})")
+    return outcome("pass", Ev("{name} returns one number ({got:.4g})", name="gauc" if gauc else "roc_auc", got=got))
 
 
-def auc_check(ctx: Context, offset: int, n: int = N, ties: int = 0, dtype=torch.float32, bool_labels=False, what: str = ""):
+def auc_check(ctx: Context, offset: int, n: int = N, ties: int = 0, dtype=torch.float32, bool_labels=False):
     scores, labels = make_auc_inputs(ctx, 100 + offset, n, ties, dtype, bool_labels)
-    what = what or f"n={n}" + (f", scores on {ties} levels (many ties)" if ties else "") + f", {str(dtype)[6:]}"
-    return verdict(f"roc_auc ({what}{', bool labels' if bool_labels else ''})", run_auc(ctx, scores, labels), reference_auc(scores, labels))
+    what = (Ev("n={n}", n=n), ties and Ev("scores on {ties} levels (many ties)", ties=ties), str(dtype)[6:], bool_labels and Ev("bool labels"))
+    label = Ev("roc_auc ({what})", what=Ev.seq(filter(None, what), ", "))
+    return verdict(label, run_auc(ctx, scores, labels), reference_auc(scores, labels))
 
 
 def special_auc_check(ctx: Context, kind: str):
     scores, labels = make_auc_inputs(ctx, 150, 12)
     if kind == "all-tied":
-        scores = torch.full_like(scores, 0.25)
+        scores, label = torch.full_like(scores, 0.25), Ev("roc_auc (all-tied scores, n=12)")
     elif kind == "separable":
-        scores = labels.double().to(scores.dtype) * 3 + scores.abs() * 0.1
+        scores, label = labels.double().to(scores.dtype) * 3 + scores.abs() * 0.1, Ev("roc_auc (separable scores, n=12)")
     else:  # reversed: every negative above every positive
-        scores = (1 - labels).double().to(scores.dtype) * 3 + scores.abs() * 0.1
-    return verdict(f"roc_auc ({kind} scores, n=12)", run_auc(ctx, scores, labels), reference_auc(scores, labels))
+        scores, label = (1 - labels).double().to(scores.dtype) * 3 + scores.abs() * 0.1, Ev("roc_auc (reversed scores, n=12)")
+    return verdict(label, run_auc(ctx, scores, labels), reference_auc(scores, labels))
 
 
 def gauc_check(ctx: Context, offset: int, n_groups: int = 6, single: int = 2, dtype=torch.float32):
     scores, labels, groups = make_gauc_inputs(ctx, 200 + offset, n_groups, dtype, single)
-    label = f"gauc ({n_groups} groups of 1 to 12, {single} with one class only, {str(dtype)[6:]})"
+    label = Ev("gauc ({n} groups of 1 to 12, {single} with one class only, {dtype})", n=n_groups, single=single, dtype=str(dtype)[6:])
     got, truth = run_gauc(ctx, scores, labels, groups), reference_gauc(scores, labels, groups)
     if single and got != got:
-        return outcome("fail", f"{label}: NaN, expected {truth:.9g}: a group with one class has no AUC and must be skipped",
+        return outcome("fail", Ev("{label}: NaN, expected {truth:.9g}: a group with one class has no AUC and must be skipped", label=label, truth=truth),
                        "gauc-single-class-kept")  # fmt: skip
     return verdict(label, got, truth)
 
@@ -183,19 +188,20 @@ def groups_leak_check(ctx: Context):
         moved = torch.where(groups == g, scores + 5.0, scores)
         got = run_gauc(ctx, moved, labels, groups)
         if abs(got - base) > 1e-12:
-            return outcome("fail", f"shifting group {g}'s scores by +5 (its own order unchanged) moved GAUC from {base:.9g} to "
-                           f"{got:.9g}: pairs across groups are counted", "gauc-pairs-across-groups")  # fmt: skip
-    return outcome("pass", "shifting one group's scores against the others never moves GAUC (float64)")
+            return outcome("fail", Ev("shifting group {g}'s scores by +5 (its own order unchanged) moved GAUC from {base:.9g} to "
+                                      "{got:.9g}: pairs across groups are counted", g=g, base=base, got=got), "gauc-pairs-across-groups")  # fmt: skip
+    return outcome("pass", Ev("shifting one group's scores against the others never moves GAUC (float64)"))
 
 
 def memory_check(ctx: Context):
     scores, labels = make_auc_inputs(ctx, 400, MEMORY_N)
     ret, (size, shape, op) = ctx.largest(ctx.entry, scores, labels)
     if size > MEMORY_LIMIT:
-        return outcome("fail", f"n={MEMORY_N}: {op} produced a tensor of shape {list(shape)} ({size} elements), more than "
-                       f"{MEMORY_LIMIT} = 32·n: comparing every positive with every negative is O(n²); sort once instead",
-                       "auc-quadratic-pairs")  # fmt: skip
-    return verdict(f"n={MEMORY_N}, largest tensor {size} elements (at most 32·n)", value(ret, "roc_auc"), reference_auc(scores, labels))
+        return outcome("fail", Ev("n={n}: {op} produced a tensor of shape {shape} ({size} elements), more than {limit} = 32·n: "
+                                  "comparing every positive with every negative is O(n²); sort once instead",
+                                  n=MEMORY_N, op=op, shape=list(shape), size=size, limit=MEMORY_LIMIT), "auc-quadratic-pairs")  # fmt: skip
+    label = Ev("n={n}, largest tensor {size} elements (at most 32·n)", n=MEMORY_N, size=size)
+    return verdict(label, value(ret, "roc_auc"), reference_auc(scores, labels))
 
 
 def extreme_check(ctx: Context):
@@ -204,7 +210,7 @@ def extreme_check(ctx: Context):
     gen = ctx.generator(501)
     scores = (scores.double().sign() * torch.pow(10.0, 30 * torch.rand(41, generator=gen, dtype=torch.float64) ** 0.5 * scores.double().sign())).float()
     scores[5:9] = scores[0]
-    return verdict("roc_auc (float32 scores from 1e-30 to 1e30, both signs, a 5-way tie)", run_auc(ctx, scores, labels), reference_auc(scores, labels))
+    return verdict(Ev("roc_auc (float32 scores from 1e-30 to 1e30, both signs, a 5-way tie)"), run_auc(ctx, scores, labels), reference_auc(scores, labels))
 
 
 @dataclass(frozen=True)

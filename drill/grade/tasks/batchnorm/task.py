@@ -11,7 +11,7 @@ buffers, with the user's own weight and bias, which each check sets to non-trivi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, reduce
 
 import torch
 import torch.nn.functional as F
@@ -22,6 +22,7 @@ from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_lik
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError, UserModule
+from drill.text.messages import Ev
 
 FORBIDDEN = {
     "batch_norm": "F.batch_norm / nn.BatchNorm1d",
@@ -31,6 +32,7 @@ FORBIDDEN = {
     "instance_norm": "F.instance_norm",
 }
 BUFFERS = ("running_mean", "running_var")
+TRAIN, EVAL = Ev("train"), Ev("eval")
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,30 @@ class Reference:
         return y
 
 
+def both(names: list[str]) -> Ev:
+    """``a and b``: code names as each language joins them."""
+    return reduce(lambda a, b: Ev("{a} and {b}", a=a, b=Ev("{code}", code=b)), names[1:], Ev("{code}", code=names[0]))
+
+
+def either(names: list[str]) -> Ev:
+    """``a or b``: code names as each language joins them."""
+    return reduce(lambda a, b: Ev("{a} or {b}", a=a, b=Ev("{code}", code=b)), names[1:], Ev("{code}", code=names[0]))
+
+
+def listed(parts: list[Ev]) -> Ev:
+    """``a, b``, or ``none``."""
+    return Ev.seq(parts, ", ") if parts else Ev("none")
+
+
 def build(ctx: Context, c: int, dtype, offset: int, **kwargs) -> tuple[UserModule, torch.Tensor, torch.Tensor]:
     """The user's BatchNorm(c, **kwargs) with weight 1 + 0.5·N(0, 1) and bias 0.5·N(0, 1) (float64 copies returned)."""
     module = ctx.user.instantiate(ctx.entry, (c,), seed=ctx.seed, device=ctx.device, dtype=dtype, kwargs=kwargs)
     names = dict(module.named_parameters())
     missing = [n for n in ("weight", "bias") if n not in names or tuple(names[n].shape) != (c,)]
     if missing:
-        raise WrongShape(f"BatchNorm({c}) has no parameter {' or '.join(missing)} of shape [{c}] "
-                         f"(its parameters: {', '.join(f'{n} {list(p.shape)}' for n, p in names.items()) or 'none'})")  # fmt: skip
+        found = listed([Ev("{name} {shape}", name=n, shape=list(p.shape)) for n, p in names.items()])
+        raise WrongShape(Ev("BatchNorm({c}) has no parameter {missing} of shape [{c}] (its parameters: {found})", c=c, missing=either(missing),
+                            found=found))  # fmt: skip
     weight, bias = affine(ctx, c, offset)
     ctx.user.assign(module, {"weight": weight.to(dtype), "bias": bias.to(dtype)})
     return module, weight, bias
@@ -111,8 +129,9 @@ def buffers(ctx: Context, module: UserModule, c: int) -> list[torch.Tensor]:
     for name in BUFFERS:
         t = ctx.user.attribute(module, name)
         if not isinstance(t, torch.Tensor) or tuple(t.shape) != (c,):
-            what = list(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
-            raise WrongShape(f"{name} is {what}, expected a buffer of shape [{c}]")
+            if isinstance(t, torch.Tensor):
+                raise WrongShape(Ev("{name} is {shape}, expected a buffer of shape [{c}]", name=name, shape=list(t.shape), c=c))
+            raise WrongShape(Ev("{name} is {type}, expected a buffer of shape [{c}]", name=name, type=type(t).__name__, c=c))
         found.append(t.detach().clone())
     return found
 
@@ -142,14 +161,17 @@ def state_check(ctx: Context):
     names = dict(module.named_parameters())
     for name, value in (("weight", 1.0), ("bias", 0.0)):
         if name not in names or tuple(names[name].shape) != (c,):
-            return outcome("fail", f"no parameter {name} of shape [{c}] (parameters: {', '.join(names) or 'none'})")
+            found = listed([Ev("{code}", code=n) for n in names])
+            return outcome("fail", Ev("no parameter {name} of shape [{c}] (parameters: {found})", name=name, c=c, found=found))
         if not torch.equal(names[name].detach(), torch.full((c,), value, device=names[name].device)):
-            return outcome("fail", f"{name} starts at {names[name].detach().tolist()[:3]}..., torch starts it at {value:g}")
+            return outcome("fail", Ev("{name} starts at {values}..., torch starts it at {value:g}", name=name,
+                                      values=names[name].detach().tolist()[:3], value=value))  # fmt: skip
     for name, value in zip(BUFFERS, buffers(ctx, module, c)):
         expected = 0.0 if name == "running_mean" else 1.0
         if not torch.equal(value, torch.full_like(value, expected)):
-            return outcome("fail", f"{name} starts at {value.tolist()[:3]}..., torch starts it at {expected:g}")
-    return outcome("pass", "weight 1, bias 0 (parameters), running_mean 0, running_var 1 (buffers), each [C]")
+            return outcome("fail", Ev("{name} starts at {values}..., torch starts it at {value:g}", name=name, values=value.tolist()[:3],
+                                      value=expected))  # fmt: skip
+    return outcome("pass", Ev("weight 1, bias 0 (parameters), running_mean 0, running_var 1 (buffers), each [C]"))
 
 
 def shape_check(ctx: Context, shape):
@@ -157,7 +179,7 @@ def shape_check(ctx: Context, shape):
     for training in (True, False):
         set_mode(ctx, module, training)
         forward(ctx, module, make_x(ctx, shape, 1, torch.float32))
-    return outcome("pass", f"x {list(shape)}: the output has x's shape, dtype and device in train and eval mode")
+    return outcome("pass", Ev("x {shape}: the output has x's shape, dtype and device in train and eval mode", shape=list(shape)))
 
 
 def running_update_check(ctx: Context, flat=(6, 5), shape=(4, 3, 7)):
@@ -176,10 +198,11 @@ def running_update_check(ctx: Context, flat=(6, 5), shape=(4, 3, 7)):
         module, _, _ = build(ctx, flat[1], torch.float32, 8)
         set_mode(ctx, module, True)
         forward(ctx, module, make_x(ctx, flat, 8, torch.float32))  # raises too: not a matter of the dims
-        return outcome("fail", f"x {list(shape)} in training raises where it updates {' and '.join(updated)}, and x {list(flat)} "
-                       "does not: the batch statistics of [N, C, L] do not have the buffers' shape [C] (over N alone they "
-                       "are [C, L]); BatchNorm takes one per channel, over N and L", "bn-wrong-dims")  # fmt: skip
-    return outcome("pass", f"x {list(shape)} in training: the running buffers take the batch statistics")
+        return outcome("fail", Ev("x {shape} in training raises where it updates {names}, and x {flat} does not: the batch statistics of "
+                                  "[N, C, L] do not have the buffers' shape [C] (over N alone they are [C, L]); BatchNorm takes one per "
+                                  "channel, over N and L", shape=list(shape), names=both(updated), flat=list(flat)),
+                       "bn-wrong-dims")  # fmt: skip
+    return outcome("pass", Ev("x {shape} in training: the running buffers take the batch statistics", shape=list(shape)))
 
 
 def sequence_check(ctx: Context, shape, offset: int, dtype=torch.float32, calls=(True, True, False), **kwargs):
@@ -192,14 +215,18 @@ def sequence_check(ctx: Context, shape, offset: int, dtype=torch.float32, calls=
     for i, training in enumerate(calls):
         x = make_x(ctx, shape, offset * 10 + i)
         set_mode(ctx, module, training)
-        mode = "train" if training else "eval"
-        pairs.append((f"output of call {i + 1} ({mode})", forward(ctx, module, x.to(dtype)), truth(x, training), same(x, training)))
+        mode = TRAIN if training else EVAL
+        pairs.append((Ev("output of call {i} ({mode})", i=i + 1, mode=mode), forward(ctx, module, x.to(dtype)), truth(x, training),
+                      same(x, training)))  # fmt: skip
         for name, got, t, s in zip(BUFFERS, buffers(ctx, module, c), (truth.mean, truth.var), (same.mean, same.var)):
-            pairs.append((f"{name} after call {i + 1} ({mode})", got, t.clone(), s.clone()))  # F.batch_norm moves them in place
-    what = f"x {list(shape)}, {' then '.join('train' if t else 'eval' for t in calls)}, {str(dtype)[6:]}" + "".join(
-        f", {k}={v}" for k, v in kwargs.items())
+            # F.batch_norm moves them in place
+            pairs.append((Ev("{name} after call {i} ({mode})", name=name, i=i + 1, mode=mode), got, t.clone(), s.clone()))
+    modes = [TRAIN if t else EVAL for t in calls]
+    order = reduce(lambda a, b: Ev("{a} then {b}", a=a, b=b), modes[1:], modes[0])
+    settings = [Ev("{code}", code=", ".join(f"{k}={v}" for k, v in kwargs.items()))] if kwargs else []
+    what = Ev.seq([Ev("x {shape}", shape=list(shape)), order, str(dtype)[6:], *settings], ", ")
     result = against_truth(pairs)
-    result.message = f"{what}: {result.message}"
+    result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -225,7 +252,7 @@ def gradient_check(ctx: Context):
     for name, got, exact, same in zip(("dx", "dweight", "dbias"), (leaf.grad, params["weight"].grad, params["bias"].grad),
                                       grads[torch.float64], grads[torch.float32]):  # fmt: skip
         if got is None:
-            return outcome("fail", f"no gradient reaches {name[1:]} (is it detached?)")
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name[1:]))
         pairs.append((name, got, exact, same))
     return against_truth(pairs)
 
@@ -244,9 +271,10 @@ def channel_leak_check(ctx: Context):
         change[c] = 0
         if (change > LEAK_THRESHOLD).any():
             other = int((change > LEAK_THRESHOLD).nonzero()[0])
-            return outcome("fail", f"changing channel {c}'s inputs moved channel {other}'s outputs by {change[other]:.3g} "
-                           "(float64, train): the statistics mix channels", "bn-wrong-dims")  # fmt: skip
-    return outcome("pass", f"each of the {shape[1]} channels is normalised from its own inputs alone (float64, train)")
+            return outcome("fail", Ev("changing channel {c}'s inputs moved channel {other}'s outputs by {change:.3g} (float64, train): "
+                                      "the statistics mix channels", c=c, other=other, change=change[other].item()),
+                           "bn-wrong-dims")  # fmt: skip
+    return outcome("pass", Ev("each of the {n} channels is normalised from its own inputs alone (float64, train)", n=shape[1]))
 
 
 def eval_leak_check(ctx: Context):
@@ -265,9 +293,9 @@ def eval_leak_check(ctx: Context):
         outs.append(forward(ctx, module, batch.clone()))
     change = (outs[1] - outs[0]).abs().nan_to_num(nan=float("inf"))[1:].max().item()
     if change > LEAK_THRESHOLD:
-        return outcome("fail", f"in eval, changing sample 0 moved the other samples' outputs by {change:.3g}: "
-                       "eval normalises with the batch's statistics, not the running ones", "bn-eval-batch-stats")  # fmt: skip
-    return outcome("pass", "in eval each sample is normalised on its own (float64)")
+        return outcome("fail", Ev("in eval, changing sample 0 moved the other samples' outputs by {change:.3g}: eval normalises with the "
+                                  "batch's statistics, not the running ones", change=change), "bn-eval-batch-stats")  # fmt: skip
+    return outcome("pass", Ev("in eval each sample is normalised on its own (float64)"))
 
 
 def eval_state_check(ctx: Context):
@@ -282,8 +310,8 @@ def eval_state_check(ctx: Context):
     after = buffers(ctx, module, shape[1])
     changed = [name for name, b, a in zip(BUFFERS, before, after) if not torch.equal(b, a)]
     if changed:
-        return outcome("fail", f"an eval call changed {' and '.join(changed)}", "bn-running-stats-in-eval")
-    return outcome("pass", "an eval call leaves the running buffers unchanged")
+        return outcome("fail", Ev("an eval call changed {names}", names=both(changed)), "bn-running-stats-in-eval")
+    return outcome("pass", Ev("an eval call leaves the running buffers unchanged"))
 
 
 def two_pass(x, weight, bias, eps=1e-5):
@@ -308,11 +336,11 @@ def large_offset_check(ctx: Context):
         same = two_pass(batch.float(), weight.float(), bias.float())  # torch's kernel accumulates more precisely than a hand-written one can
         out = forward(ctx, module, batch.float())
         if first_nonfinite(out, truth) is not None:
-            return outcome("fail", f"{label} give NaN or inf: a negative variance from E[x²] - E[x]²?")
-        return against_truth([(f"output for {label}", out, truth, same)])
+            return outcome("fail", Ev("{label} give NaN or inf: a negative variance from E[x²] - E[x]²?", label=label))
+        return against_truth([(Ev("output for {label}", label=label), out, truth, same)])
 
-    result = verdict(x, "inputs around 1e4 with a spread of ~1 (float32)")
-    if result.status != "pass" and verdict(x - centre, "the same inputs moved to 0").status == "pass":
+    result = verdict(x, Ev("inputs around 1e4 with a spread of ~1 (float32)"))
+    if result.status != "pass" and verdict(x - centre, Ev("the same inputs moved to 0")).status == "pass":
         result.codes.append("bn-variance-cancellation")
     return result
 
@@ -358,7 +386,7 @@ HYPOTHESES = (
 class BatchNormTask:
     name = "batchnorm"
     forbidden = FORBIDDEN
-    builtin_what = "batch norm"
+    builtin_what = Ev("batch norm")
     builtin_code = "uses-builtin-batchnorm"
 
     def checks(self, ctx: Context) -> list[CheckDef]:

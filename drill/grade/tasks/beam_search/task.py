@@ -24,6 +24,7 @@ from drill.grade.remote import UserCodeError
 from drill.grade.tolerance import judge
 from drill.grade.user.toys import log_probs
 from drill.grade.user.wire import StepTable
+from drill.text.messages import Ev
 
 MARGIN = 1e-6
 SCORE_TOLERANCE = 1e-9
@@ -138,25 +139,26 @@ def result_of(value, vocab: int):
     """(tokens, score, precision) from what the user returned: the score's own precision is a tensor's dtype, or
     float32 for a Python float that is exactly a float32 (``.item()`` of a float32 sum), else float64."""
     if not (isinstance(value, (tuple, list)) and len(value) == 2):
-        raise WrongShape(f"returned {type(value).__name__}, expected a pair (tokens, score)")
+        raise WrongShape(Ev("returned {type}, expected a pair (tokens, score)", type=type(value).__name__))
     tokens, score = value
     if isinstance(tokens, torch.Tensor):
         if tokens.dim() != 1 or tokens.dtype.is_floating_point or tokens.dtype == torch.bool:
-            raise WrongShape(f"tokens is a {tokens.dtype} tensor of shape {list(tokens.shape)}, expected 1-D token ids")
+            raise WrongShape(Ev("tokens is a {dtype} tensor of shape {shape}, expected 1-D token ids",
+                                dtype=str(tokens.dtype), shape=list(tokens.shape)))  # fmt: skip
         tokens = tokens.tolist()
     if not (isinstance(tokens, (list, tuple)) and all(type(t) is int for t in tokens)):
-        raise WrongShape(f"tokens is {type(tokens).__name__}, expected a list (or 1-D int tensor) of token ids")
+        raise WrongShape(Ev("tokens is {type}, expected a list (or 1-D int tensor) of token ids", type=type(tokens).__name__))
     precision = torch.float64
     if isinstance(score, torch.Tensor):
         if score.numel() != 1:
-            raise WrongShape(f"score is a tensor of shape {list(score.shape)}, expected one number")
+            raise WrongShape(Ev("score is a tensor of shape {shape}, expected one number", shape=list(score.shape)))
         precision = score.dtype if score.dtype.is_floating_point else torch.float64
         score = score.item()
     if isinstance(score, bool) or not isinstance(score, (int, float)):
-        raise WrongShape(f"score is {type(score).__name__}, expected a number (the total log-prob)")
+        raise WrongShape(Ev("score is {type}, expected a number (the total log-prob)", type=type(score).__name__))
     bad = [t for t in tokens if not 0 <= t < vocab]
     if bad:
-        raise WrongShape(f"tokens holds {bad[0]}, outside the vocabulary 0..{vocab - 1}")
+        raise WrongShape(Ev("tokens holds {token}, outside the vocabulary 0..{last}", token=bad[0], last=vocab - 1))
     score = float(score)
     if precision == torch.float64 and math.isfinite(score) and torch.tensor(score, dtype=torch.float32).item() == score:
         precision = torch.float32
@@ -178,35 +180,46 @@ def sequence_score(m: Model, tokens: list[int], dtype=torch.float64) -> float:
     return total.item()
 
 
-def score_check(m: Model, where: str, got: list[int], score: float, precision, want: float):
+def score_check(m: Model, where: Ev, got: list[int], score: float, precision, want: float):
     """The score against the float64 total; one in a lower precision by the tolerance rule at that precision."""
     if precision == torch.float64:
         ok, allowed = abs(score - want) <= SCORE_TOLERANCE * max(1.0, abs(want)), None
     else:
         verdict = judge(torch.tensor([score]), torch.tensor([want]), torch.tensor([sequence_score(m, got, precision)], dtype=precision))
         ok, allowed = verdict.ok, verdict.allowed
-    at = "" if allowed is None else f" (a {str(precision)[6:]} score, judged at {str(precision)[6:]}: allowed {allowed:.2g})"
+    dtype = str(precision)[6:]
     if not ok:
         mine, theirs = distinct(score, want)
-        return outcome("fail", f"{where}: tokens {got} are right but the score is {mine}, "
-                               f"expected their total log-prob {theirs}{at}")  # fmt: skip
-    ended = "finished with eos" if got and got[-1] == m.eos else "still live at max_len"
-    return outcome("pass", f"{where}: tokens {got} ({ended}), score {score:.4f}, " + ("exact" if allowed is None else
-                   f"within {allowed:.2g}: a {str(precision)[6:]} score, judged at the precision it was computed in"))  # fmt: skip
+        if allowed is None:
+            return outcome("fail", Ev("{where}: tokens {got} are right but the score is {mine}, expected their total log-prob {theirs}",
+                                      where=where, got=got, mine=mine, theirs=theirs))  # fmt: skip
+        return outcome("fail", Ev("{where}: tokens {got} are right but the score is {mine}, expected their total log-prob {theirs} "
+                                  "(a {dtype} score, judged at {dtype}: allowed {allowed:.2g})",
+                                  where=where, got=got, mine=mine, theirs=theirs, dtype=dtype, allowed=allowed))  # fmt: skip
+    ended = Ev("finished with eos") if got and got[-1] == m.eos else Ev("still live at max_len")
+    if allowed is None:
+        return outcome("pass", Ev("{where}: tokens {got} ({ended}), score {score:.4f}, exact",
+                                  where=where, got=got, ended=ended, score=score))  # fmt: skip
+    return outcome("pass", Ev("{where}: tokens {got} ({ended}), score {score:.4f}, within {allowed:.2g}: a {dtype} score, judged at the "
+                              "precision it was computed in", where=where, got=got, ended=ended, score=score, allowed=allowed, dtype=dtype))  # fmt: skip
 
 
 def search_check(ctx: Context, m: Model, drawn: bool = False, log: torch.Tensor | None = None):
     want, want_score, _ = beam_reference(m)
     got, score, precision = run(ctx, m, log)
-    where = f"beam {m.beam}, max_len {m.max_len}"
+    where = Ev("beam {beam}, max_len {max_len}", beam=m.beam, max_len=m.max_len)
     if drawn:  # every size named, so a failure at --seed N reads as its own repro
-        where = f"a configuration drawn from the seed (V={m.table.shape[-1]}, bos_id={m.bos}, eos_id={m.eos}): {where}"
+        where = Ev("a configuration drawn from the seed (V={v}, bos_id={bos}, eos_id={eos}): {where}",
+                   v=m.table.shape[-1], bos=m.bos, eos=m.eos, where=where)  # fmt: skip
     if got != want:
         at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
         theirs = sequence_score(m, got) if got and all(t != m.eos for t in got[:-1]) else None
-        worth = f" (its total log-prob is {theirs:.4f}, the best hypothesis's {want_score:.4f})" if theirs is not None else ""
-        return outcome("fail", f"{where}: expected tokens {want} (score {want_score:.4f}), "
-                               f"got {got}; they differ at position {at}{worth}")  # fmt: skip
+        if theirs is None:
+            return outcome("fail", Ev("{where}: expected tokens {want} (score {score:.4f}), got {got}; they differ at position {at}",
+                                      where=where, want=want, score=want_score, got=got, at=at))  # fmt: skip
+        return outcome("fail", Ev("{where}: expected tokens {want} (score {score:.4f}), got {got}; they differ at position {at} "
+                                  "(its total log-prob is {theirs:.4f}, the best hypothesis's {score:.4f})",
+                                  where=where, want=want, score=want_score, got=got, at=at, theirs=theirs))  # fmt: skip
     return score_check(m, where, got, score, precision, want_score)
 
 
@@ -220,19 +233,20 @@ def finished_check(ctx: Context, m: Model):
     after = [v for v in range(m.table.shape[-1]) if v != m.eos and log[m.eos, v] > 0]
     if not after or result.status != "pass":
         return result
-    return outcome("fail", f"beam {m.beam}, max_len {m.max_len}: step_fn was asked about prefixes that go on after eos_id "
-                           f"{m.eos} (eos followed by token {after[0]}): a finished hypothesis stayed in the beam and was "
-                           f"extended, taking a slot that a live hypothesis should have had", "beam-finished-expanded")  # fmt: skip
+    return outcome("fail", Ev("beam {beam}, max_len {max_len}: step_fn was asked about prefixes that go on after eos_id {eos} (eos "
+                              "followed by token {token}): a finished hypothesis stayed in the beam and was extended, taking a slot "
+                              "that a live hypothesis should have had", beam=m.beam, max_len=m.max_len, eos=m.eos, token=after[0]),
+                   "beam-finished-expanded")  # fmt: skip
 
 
 def shape_check(ctx: Context, m: Model):
     value = ctx.call(ctx.entry, StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len)  # a copy: changes come back
     tokens = result_of(value, m.table.shape[-1])[0]
     if tokens and tokens[0] == m.bos and beam_reference(m)[0][:1] != [m.bos]:
-        return outcome("fail", f"tokens {tokens} start with bos_id {m.bos}: return them without it")
+        return outcome("fail", Ev("tokens {tokens} start with bos_id {bos}: return them without it", tokens=tokens, bos=m.bos))
     if len(tokens) > m.max_len:
-        return outcome("fail", f"{len(tokens)} tokens after max_len = {m.max_len} steps")
-    return outcome("pass", f"(tokens, score): {len(tokens)} ids and a number")
+        return outcome("fail", Ev("{n} tokens after max_len = {max_len} steps", n=len(tokens), max_len=m.max_len))
+    return outcome("pass", Ev("(tokens, score): {n} ids and a number", n=len(tokens)))
 
 
 @dataclass(frozen=True)

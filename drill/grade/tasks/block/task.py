@@ -20,6 +20,7 @@ from drill.grade.reference import CORRECT, Variant, module_attention
 from drill.grade.checks.drawn_heads import DrawnHeadsTask
 from drill.grade.checks.module import BASE, NO_LAYOUT, Built
 from drill.grade.checks.variance import one_pass_verdict
+from drill.text.messages import Ev
 
 LN_NAMES = (("ln1", "ln_1", "norm1"), ("ln2", "ln_2", "norm2"))
 ATTN_NAMES = ("attn", "self_attn", "attention")
@@ -30,11 +31,13 @@ ACTIVATIONS = {
     "gelu-tanh": partial(F.gelu, approximate="tanh"),
     "relu": F.relu,
 }
-ACCEPTED = (
-    f"LayerNorms named {'/'.join(LN_NAMES[0])} and {'/'.join(LN_NAMES[1])} (weight and bias of size d_model); "
-    f"attention named {'/'.join(ATTN_NAMES)}, or the block itself, with a projection layout of the mha task; "
-    f"an FFN named {'/'.join(FFN_NAMES)} as nn.Sequential(Linear, GELU or ReLU, Linear) (Dropout allowed), "
-    f"or Linear pairs {', '.join('/'.join(p) for p in FFN_PAIRS)} on the block or inside that FFN module"
+ACCEPTED = Ev(
+    "LayerNorms named {ln1} and {ln2} (weight and bias of size d_model); "
+    "attention named {attn}, or the block itself, with a projection layout of the mha task; "
+    "an FFN named {ffn} as nn.Sequential(Linear, GELU or ReLU, Linear) (Dropout allowed), "
+    "or Linear pairs {pairs} on the block or inside that FFN module",
+    ln1="/".join(LN_NAMES[0]), ln2="/".join(LN_NAMES[1]), attn="/".join(ATTN_NAMES), ffn="/".join(FFN_NAMES),
+    pairs=", ".join("/".join(p) for p in FFN_PAIRS),
 )
 OFFSET = 1e4  # float32: E[x²] ~ 1e8 keeps ~8 of absolute error, the variance ~1 is lost
 D_FF_EXTRA = 8  # the grader builds TransformerBlock(d_model, n_heads, d_model + 8): d_ff never equals d_model
@@ -65,9 +68,11 @@ class BlockLayout:
     def attn_prefix(self) -> str:
         return f"{self.attn}." if self.attn else ""
 
-    def describe(self) -> str:
-        attn = f"{self.attn or 'attention on the block'} ({self.attn_layout.describe()})"
-        return f"{self.ln1}, {attn}, {self.ln2}, {self.fc1} -> {self.activation or 'matched'} -> {self.fc2}"
+    def describe(self) -> Ev:
+        layout = self.attn_layout.describe()
+        attn = Ev("{name} ({layout})", name=self.attn, layout=layout) if self.attn else Ev("attention on the block ({layout})", layout=layout)
+        act = self.activation or Ev("matched")
+        return Ev("{ln1}, {attn}, {ln2}, {fc1} -> {act} -> {fc2}", ln1=self.ln1, attn=attn, ln2=self.ln2, fc1=self.fc1, act=act, fc2=self.fc2)
 
     def params(self, module: nn.Module) -> dict[str, torch.Tensor]:
         """Read from the module objects by this layout's names (an aliased submodule works under either name)."""
@@ -192,7 +197,7 @@ class BlockTask(DrawnHeadsTask):
     def layout_check(self, ctx: Context):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
         if built.layout is None:
-            return outcome("fail", f"unrecognised block layout; accepted: {ACCEPTED}")
+            return outcome("fail", Ev("unrecognised block layout; accepted: {accepted}", accepted=ACCEPTED))
         return outcome("pass", built.layout.describe())
 
     def large_offset_check(self, ctx: Context):
@@ -212,7 +217,7 @@ class BlockTask(DrawnHeadsTask):
             return both
 
         references = [(None, ref(CORRECT))] + [(code, ref(v)) for code, v in self.hypotheses(ctx)]
-        return one_pass_verdict("output with every feature offset by 1e4", out, centred_out, references)
+        return one_pass_verdict(Ev("output with every feature offset by 1e4"), out, centred_out, references)
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = [d for d in super().checks(ctx) if d.id != "stability.large-logits"]

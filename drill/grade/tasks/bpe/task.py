@@ -19,21 +19,22 @@ import torch
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import Handle
+from drill.text.messages import Ev
 
 TIES = ("first", "smallest")
 ENTRY_ENCODE = "encode"
 
 CORPUS = (
-    "the cat sat on the mat; the cat ate the rat. that cat, the fat cat, sat on that mat again and again. "
+    "the cat sat on the mat; the cat ate the rat. that cat, the fat cat, sat on that mat again and again. "  # shown as is
     "aaa aaaa aaaaa banana bandana"
 )
-UNICODE = "naïve café, 你好，世界！你好 🙂🙂 — über größe straße"
-UNSEEN = "a bat and a cat meet at the bath mat"
+UNICODE = "naïve café, 你好，世界！你好 🙂🙂 — über größe straße"  # shown as is
+UNSEEN = "a bat and a cat meet at the bath mat"  # shown as is
 # Merges where rank, frequency and position order disagree: "bc" is learned before "ab", which is
 # more frequent in RANKED_TEXT and comes first in it.
 A, B, C, SP = 97, 98, 99, 32
 RANKED = ((B, C), (A, B), (A, 256), (257, SP), (258, SP))
-RANKED_TEXT = "abcab abc ab ab cab"
+RANKED_TEXT = "abcab abc ab ab cab"  # shown as is
 DRAWN_ALPHABET = "aaaabcdé  "
 
 
@@ -123,24 +124,28 @@ def vocab(merges) -> dict[int, bytes]:
     return table
 
 
-def show(token: int, table: dict[int, bytes]) -> str:
-    return repr(table[token]) if token in table else f"<id {token}, not defined yet>"
+def show(token: int, table: dict[int, bytes]) -> Ev:
+    if token in table:
+        return Ev("{token_bytes}", token_bytes=repr(table[token]))
+    return Ev("<id {token}, not defined yet>", token=token)
 
 
 def pairs_of(value, what: str = "train_bpe") -> list[tuple[int, int]]:
     """The user's merges as int pairs: a list of 2-tuples or 2-lists, or an int tensor [n, 2]."""
     if isinstance(value, Handle):
-        raise WrongShape(f"{what} returned an object that is not plain data (a dict keyed by pairs?): "
-                         "return a list of (a, b) pairs of token ids, in merge order")  # fmt: skip
+        raise WrongShape(Ev("{what} returned an object that is not plain data (a dict keyed by pairs?): return a list of (a, b) pairs "
+                            "of token ids, in merge order", what=what))  # fmt: skip
     if isinstance(value, torch.Tensor):
         if value.dim() != 2 or value.shape[-1] != 2 or value.dtype.is_floating_point:
-            raise WrongShape(f"{what} returned a {value.dtype} tensor of shape {list(value.shape)}, expected int pairs [n, 2]")
+            raise WrongShape(Ev("{what} returned a {dtype} tensor of shape {shape}, expected int pairs [n, 2]", what=what,
+                                dtype=str(value.dtype), shape=list(value.shape)))  # fmt: skip
         return [tuple(p) for p in value.tolist()]
     if isinstance(value, (list, tuple)) and all(
         isinstance(p, (list, tuple)) and len(p) == 2 and all(type(t) is int for t in p) for p in value
     ):
         return [tuple(p) for p in value]
-    raise WrongShape(f"{what} returned {type(value).__name__}, expected a list of (a, b) pairs of token ids in merge order")
+    raise WrongShape(Ev("{what} returned {type}, expected a list of (a, b) pairs of token ids in merge order", what=what,
+                        type=type(value).__name__))  # fmt: skip
 
 
 def ids_of(value) -> list[int]:
@@ -148,7 +153,7 @@ def ids_of(value) -> list[int]:
         return [int(t) for t in value.tolist()]
     if isinstance(value, (list, tuple)) and all(type(t) is int for t in value):
         return list(value)
-    raise WrongShape(f"encode returned {type(value).__name__}, expected a list (or 1-D int tensor) of token ids")
+    raise WrongShape(Ev("encode returned {type}, expected a list (or 1-D int tensor) of token ids", type=type(value).__name__))
 
 
 def train(ctx: Context, text: str, n: int) -> list[tuple[int, int]]:
@@ -158,7 +163,7 @@ def train(ctx: Context, text: str, n: int) -> list[tuple[int, int]]:
 def encoder(ctx: Context):
     handle = ctx.user.entry(ENTRY_ENCODE)
     if handle is None:
-        raise UserCodeError("the file does not define encode(text, merges)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define encode(text, merges)"), "not-implemented")
     return handle
 
 
@@ -166,15 +171,19 @@ def encode(ctx: Context, text: str, merges) -> list[int]:
     return ids_of(ctx.call(encoder(ctx), text, [tuple(p) for p in merges]))
 
 
-def merge_mismatch(got, want) -> str | None:
+def merge_mismatch(got, want) -> Ev | None:
     mine, theirs = vocab(got), vocab(want)
     for k, (g, w) in enumerate(zip(got, want)):
         if tuple(g) != tuple(w):
-            return (f"merge {k}: expected ({show(w[0], theirs)}, {show(w[1], theirs)}), got ({show(g[0], mine)}, {show(g[1], mine)})"
-                    f"{' (ids ' + str(tuple(w)) + ' vs ' + str(tuple(g)) + ')'}")  # fmt: skip
+            return Ev("merge {k}: expected ({want_a}, {want_b}), got ({got_a}, {got_b}) (ids {want} vs {got})", k=k,
+                      want_a=show(w[0], theirs), want_b=show(w[1], theirs), got_a=show(g[0], mine), got_b=show(g[1], mine),
+                      want=tuple(w), got=tuple(g))  # fmt: skip
     if len(got) != len(want):
-        return f"{len(got)} merges, expected {len(want)}"
+        return Ev("{n} merges, expected {want}", n=len(got), want=len(want))
     return None
+
+
+TIE_RULES = {"first": Ev("ties to the first pair"), "smallest": Ev("ties to the smallest pair")}
 
 
 def train_check(ctx: Context, text: str, n: int):
@@ -182,20 +191,21 @@ def train_check(ctx: Context, text: str, n: int):
     wanted = {ties: train_reference(text, n, ties) for ties in TIES}
     for ties, want in wanted.items():
         if got == want:
-            rule = "either tie rule" if wanted["first"] == wanted["smallest"] else f"ties to the {ties} pair"
-            return outcome("pass", f"{n} merges exact ({rule})")
+            rule = Ev("either tie rule") if wanted["first"] == wanted["smallest"] else TIE_RULES[ties]
+            return outcome("pass", Ev("{n} merges exact ({rule})", n=n, rule=rule))
     # Report against the rule the user's merges follow the longest.
     agree = {t: next((k for k, (g, w) in enumerate(zip(got, want)) if g != w), min(len(got), len(want))) for t, want in wanted.items()}
     rule = max(TIES, key=agree.get)
     return outcome("fail", merge_mismatch(got, wanted[rule]))
 
 
-def ids_mismatch(got: list[int], want: list[int], merges) -> str:
+def ids_mismatch(got: list[int], want: list[int], merges) -> Ev:
     table = vocab(merges)
     at = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), min(len(got), len(want)))
     if at == min(len(got), len(want)):
-        return f"{len(got)} ids, expected {len(want)} (they agree on the first {at})"
-    return f"id {at}: expected {want[at]} = {show(want[at], table)}, got {got[at]} = {show(got[at], table)} ({len(got)} ids, expected {len(want)})"
+        return Ev("{n} ids, expected {want} (they agree on the first {at})", n=len(got), want=len(want), at=at)
+    return Ev("id {at}: expected {want} = {want_bytes}, got {got} = {got_bytes} ({n} ids, expected {expected})", at=at, want=want[at],
+              want_bytes=show(want[at], table), got=got[at], got_bytes=show(got[at], table), n=len(got), expected=len(want))  # fmt: skip
 
 
 def encode_check(ctx: Context, text: str, train_text: str, n: int, merges=None):
@@ -203,7 +213,7 @@ def encode_check(ctx: Context, text: str, train_text: str, n: int, merges=None):
     got, want = encode(ctx, text, merges), encode_reference(text, merges)
     if got != want:
         return outcome("fail", ids_mismatch(got, want, merges))
-    return outcome("pass", f"{len(text.encode())} bytes -> {len(got)} ids, exact")
+    return outcome("pass", Ev("{bytes} bytes -> {ids} ids, exact", bytes=len(text.encode()), ids=len(got)))
 
 
 def drawn_text(ctx: Context, offset: int, length: int) -> str:
@@ -217,7 +227,8 @@ def drawn_check(ctx: Context, check):
     n, length = ctx.sizes(20, (7, 24), (50, 160), avoid=(12, 25))  # never a merge count of the fixed checks
     corpus = drawn_text(ctx, 21, length)
     result = check(ctx, corpus, n) if check is train_check else check(ctx, drawn_text(ctx, 22, length // 2), corpus, n)
-    result.message = f"a configuration drawn from the seed (n_merges={n}, length={length}): {result.message}"
+    drawn = Ev("a configuration drawn from the seed (n_merges={n}, length={length})", n=n, length=length)
+    result.message = Ev("{label}: {what}", label=drawn, what=result.message)
     return result
 
 
@@ -228,23 +239,26 @@ def roundtrip_check(ctx: Context):
     ids = encode(ctx, UNSEEN + UNICODE, merges)
     unknown = [t for t in ids if t not in table]
     if unknown:
-        return outcome("fail", f"encode returned id {unknown[0]}, which no merge of train_bpe defines")
+        return outcome("fail", Ev("encode returned id {id}, which no merge of train_bpe defines", id=unknown[0]))
     decoded = b"".join(table[t] for t in ids)
     want = (UNSEEN + UNICODE).encode("utf-8")
     if decoded != want:
         at = next((i for i, (a, b) in enumerate(zip(decoded, want)) if a != b), min(len(decoded), len(want)))
-        return outcome("fail", f"decoding your ids gives {decoded[max(0, at - 8):at + 8]!r} where the text's bytes are {want[max(0, at - 8):at + 8]!r}")
-    return outcome("pass", f"your {len(merges)} merges and {len(ids)} ids decode back to the text's {len(want)} bytes")
+        around = slice(max(0, at - 8), at + 8)
+        return outcome("fail", Ev("decoding your ids gives {got} where the text's bytes are {want}", got=repr(decoded[around]),
+                                  want=repr(want[around])))  # fmt: skip
+    return outcome("pass", Ev("your {merges} merges and {ids} ids decode back to the text's {bytes} bytes", merges=len(merges), ids=len(ids),
+                              bytes=len(want)))  # fmt: skip
 
 
 def empty_check(ctx: Context):
     got = encode(ctx, "", train_reference(CORPUS, 5))
     if got:
-        return outcome("fail", f"encode('') returned {got}, expected []")
+        return outcome("fail", Ev("encode('') returned {got}, expected []", got=got))
     single = encode(ctx, "é", train_reference(CORPUS, 5))
     if single != [0xC3, 0xA9]:
-        return outcome("fail", f"encode('é') returned {single}, expected its UTF-8 bytes [195, 169]")
-    return outcome("pass", "encode('') is [], encode('é') its two UTF-8 bytes")
+        return outcome("fail", Ev("encode('é') returned {got}, expected its UTF-8 bytes [195, 169]", got=single))
+    return outcome("pass", Ev("encode('') is [], encode('é') its two UTF-8 bytes"))
 
 
 def lists_check(ctx: Context):
@@ -252,8 +266,8 @@ def lists_check(ctx: Context):
     as_lists = ids_of(ctx.call(encoder(ctx), UNSEEN, [list(p) for p in merges]))
     as_tuples = ids_of(ctx.call(encoder(ctx), UNSEEN, merges))
     if as_lists != as_tuples:
-        return outcome("fail", "encode gives different ids for merges as lists and as tuples")
-    return outcome("pass", "merges as lists or tuples give the same ids")
+        return outcome("fail", Ev("encode gives different ids for merges as lists and as tuples"))
+    return outcome("pass", Ev("merges as lists or tuples give the same ids"))
 
 
 @dataclass(frozen=True)
@@ -294,7 +308,7 @@ HYPOTHESES = (
 
 # Texts on which both tie rules give the same merges, correct and in every overlapping form
 # (so a hypothesis does not hinge on the rule).
-PROBE_TRAIN = (("aaaaaaaaaaaa xyxyxyxyxy aaaa", 3), ("abababababab aaaaaaaaa", 3))
+PROBE_TRAIN = (("aaaaaaaaaaaa xyxyxyxyxy aaaa", 3), ("abababababab aaaaaaaaa", 3))  # shown as is
 
 
 class BpeTask:
@@ -302,15 +316,15 @@ class BpeTask:
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         return [
-            CheckDef("shape.merges", "shape", partial(train_check, ctx, "low lower lowest low low", 4)),
+            CheckDef("shape.merges", "shape", partial(train_check, ctx, "low lower lowest low low", 4)),  # shown as is
             CheckDef("numerical.train-corpus", "numerical", partial(train_check, ctx, CORPUS, 25)),
-            CheckDef("numerical.train-repeats", "numerical", partial(train_check, ctx, "aaaaaaa aaa aa ba ba", 6)),
+            CheckDef("numerical.train-repeats", "numerical", partial(train_check, ctx, "aaaaaaa aaa aa ba ba", 6)),  # shown as is
             CheckDef("numerical.train-unicode", "numerical", partial(train_check, ctx, UNICODE, 12)),
             CheckDef("numerical.encode-seen", "numerical", partial(encode_check, ctx, CORPUS[:60], CORPUS, 25)),
             CheckDef("numerical.encode-unseen", "numerical", partial(encode_check, ctx, UNSEEN, CORPUS, 25)),
             CheckDef("numerical.encode-unicode", "numerical", partial(encode_check, ctx, "你好世界 café naïve", UNICODE, 12)),
             CheckDef("numerical.encode-rank-order", "numerical", partial(encode_check, ctx, RANKED_TEXT, "", 0, RANKED)),
-            CheckDef("numerical.encode-repeats", "numerical", partial(encode_check, ctx, "aaaaaaaaa bababab", "aaaaaaa aaa aa ba ba", 6)),
+            CheckDef("numerical.encode-repeats", "numerical", partial(encode_check, ctx, "aaaaaaaaa bababab", "aaaaaaa aaa aa ba ba", 6)),  # shown as is
             CheckDef("numerical.train-drawn", "numerical", partial(drawn_check, ctx, train_check)),
             CheckDef("numerical.encode-drawn", "numerical", partial(drawn_check, ctx, encode_check)),
             CheckDef("robustness.roundtrip", "robustness", partial(roundtrip_check, ctx)),
@@ -321,7 +335,7 @@ class BpeTask:
     def probes(self, ctx: Context) -> list[Probe]:
         return [Probe("train", t, n) for t, n in PROBE_TRAIN] + [
             Probe("encode", RANKED_TEXT, merges=RANKED),
-            Probe("encode", "aaaaaaa that rat", merges=tuple(train_reference(CORPUS, 25))),
+            Probe("encode", "aaaaaaa that rat", merges=tuple(train_reference(CORPUS, 25))),  # shown as is
             Probe("encode", "café 你好", merges=tuple(train_reference(UNICODE, 12))),
         ]
 

@@ -21,9 +21,11 @@ from drill.grade.checks.common import dtype_id, loss_probe, no_mutation_check, u
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 N, D = 7, 12
 SCALE = 1 / 0.07  # CLIP's initial temperature
+LOSS = Ev("loss")
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,8 @@ def make_inputs(ctx: Context, offset: int, n: int = N, d: int = D, dtype=torch.f
 
 
 def run(ctx: Context, image, text, logit_scale):
-    out = tensor_result(ctx.call(ctx.entry, image, text, logit_scale), "loss")
-    expect_shape(out, (), "loss")
+    out = tensor_result(ctx.call(ctx.entry, image, text, logit_scale), LOSS)
+    expect_shape(out, (), LOSS)
     return out
 
 
@@ -72,8 +74,8 @@ def shape_check(ctx: Context, n: int):
     image, text = make_inputs(ctx, 1, n, dtype=torch.float32)
     out = run(ctx, image, text, SCALE)
     if out.dtype != image.dtype:
-        return outcome("fail", f"loss dtype is {out.dtype}, the features' is {image.dtype}")
-    return outcome("pass", f"a 0-dim loss from {n} pairs of {D}-dim features")
+        return outcome("fail", Ev("loss dtype is {dtype}, the features' is {expected}", dtype=str(out.dtype), expected=str(image.dtype)))
+    return outcome("pass", Ev("a 0-dim loss from {n} pairs of {d}-dim features", n=n, d=D))
 
 
 def numerical_check(ctx: Context, offset: int, n: int = N, d: int = D, dtype=torch.float32, scale=SCALE, tensor_scale=False):
@@ -81,10 +83,13 @@ def numerical_check(ctx: Context, offset: int, n: int = N, d: int = D, dtype=tor
     sent_scale = torch.tensor(scale, dtype=dtype, device=ctx.device) if tensor_scale else scale
     truth = reference(image, text, scale)
     same = reference(image.to(dtype), text.to(dtype), torch.tensor(scale, dtype=dtype))
-    what = f"N={n}, D={d}, logit_scale={'a 0-d tensor ' if tensor_scale else ''}{scale:.4g}, {str(dtype)[6:]}"
-    result = against_truth([(f"loss ({what})", run(ctx, image.to(dtype), text.to(dtype), sent_scale), truth, same)])
+    if tensor_scale:
+        what = Ev("N={n}, D={d}, logit_scale=a 0-d tensor {scale:.4g}, {dtype}", n=n, d=d, scale=scale, dtype=str(dtype)[6:])
+    else:
+        what = Ev("N={n}, D={d}, logit_scale={scale:.4g}, {dtype}", n=n, d=d, scale=scale, dtype=str(dtype)[6:])
+    result = against_truth([(Ev("loss ({what})", what=what), run(ctx, image.to(dtype), text.to(dtype), sent_scale), truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -103,8 +108,8 @@ def gradient_check(ctx: Context):
     pairs = []
     for i, name in enumerate(("image_features", "text_features", "logit_scale")):
         if leaves[i].grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached, or read with .item()?)")
-        pairs.append((f"d loss / d {name}", leaves[i].grad, grads[torch.float64][i], grads[torch.float32][i]))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached, or read with .item()?)", name=name))
+        pairs.append((Ev("d loss / d {name}", name=name), leaves[i].grad, grads[torch.float64][i], grads[torch.float32][i]))
     return against_truth(pairs)
 
 
@@ -115,9 +120,10 @@ def pairs_check(ctx: Context):
     order = torch.randperm(N, generator=ctx.generator(301)).to(ctx.device)
     shuffled = run(ctx, image[order], text[order], SCALE).item()
     if abs(shuffled - base) > 1e-9 * max(1.0, abs(base)):
-        return outcome("fail", f"the same {N} pairs in another order give {shuffled:.6g} instead of {base:.6g} (float64): "
-                       "the positive of row i must be column i, whatever the order", "clip-labels-not-diagonal")  # fmt: skip
-    return outcome("pass", f"the same {N} pairs in another order give the same loss (float64)")
+        return outcome("fail", Ev("the same {n} pairs in another order give {shuffled:.6g} instead of {base:.6g} (float64): "
+                                  "the positive of row i must be column i, whatever the order", n=N, shuffled=shuffled, base=base),
+                       "clip-labels-not-diagonal")  # fmt: skip
+    return outcome("pass", Ev("the same {n} pairs in another order give the same loss (float64)", n=N))
 
 
 def large_scale_check(ctx: Context):
@@ -127,9 +133,9 @@ def large_scale_check(ctx: Context):
     truth, same = reference(image, text, 100.0), reference(image.float(), text.float(), torch.tensor(100.0))
     out = run(ctx, image.float(), text.float(), 100.0)
     if first_nonfinite(out, truth) is not None:
-        return outcome("fail", f"logit_scale = 100 (float32, logits up to ±100) gives a loss of {out.item()}, expected "
-                       f"{truth.item():.6g}: exp(100) overflows float32", "clip-unstable-logsumexp")  # fmt: skip
-    return against_truth([("loss at logit_scale = 100 (float32)", out, truth, same)])
+        return outcome("fail", Ev("logit_scale = 100 (float32, logits up to ±100) gives a loss of {got}, expected {expected:.6g}: "
+                                  "exp(100) overflows float32", got=out.item(), expected=truth.item()), "clip-unstable-logsumexp")  # fmt: skip
+    return against_truth([(Ev("loss at logit_scale = 100 (float32)"), out, truth, same)])
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ from drill.grade.checks.common import (
     padding_mask,
     random_mask,
 )
+from drill.text.messages import Ev
 
 BASE = (2, 5, 7, 3, 4)  # B, Tq, Tk, H, head_dim
-ACCEPTED = "separate Linear(d_model, d_model) layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj"
+ACCEPTED = Ev("separate Linear(d_model, d_model) layers W_q, W_k, W_v with W_o; or q_proj, k_proj, v_proj with o_proj or out_proj")
 SOURCES = tuple("".join(s) for s in product("xc", repeat=3))  # where q, k, v come from: every choice; xcc is correct
 
 
@@ -78,7 +79,7 @@ class CrossTask:
     def layout_check(self, ctx: Context):
         built = self.build(ctx, BASE[3] * BASE[4], BASE[3])
         if built.layout is None:
-            return outcome("fail", f"unrecognised projection layout; accepted: {ACCEPTED}")
+            return outcome("fail", Ev("unrecognised projection layout; accepted: {accepted}", accepted=ACCEPTED))
         return outcome("pass", built.layout.describe())
 
     def shape_check(self, ctx: Context, config, non_contiguous):
@@ -91,7 +92,7 @@ class CrossTask:
             x, context = (ctx.randn(b, t, h * hd, gen=gen) for t in (tq, tk))
         out = self.forward(ctx, built.module, x, context)
         problem = expect_like(out, (b, tq, h * hd), x)
-        return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (Tq={tq}, Tk={tk})")
+        return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape} (Tq={tq}, Tk={tk})", shape=list(out.shape), tq=tq, tk=tk))
 
     def numerical_check(self, ctx: Context, offset):
         b, tq, tk, h, hd = BASE
@@ -99,11 +100,11 @@ class CrossTask:
         if built.layout is None:
             return outcome("skip", NO_LAYOUT)
         x, context, mask = self.inputs(ctx, BASE, 100 + offset, torch.float64)
-        masks = {"output": None, "key-padding-masked output": padding_mask((tk, 2), tk, ctx.device), "masked output": mask}
+        masks = {Ev("output"): None, Ev("key-padding-masked output"): padding_mask((tk, 2), tk, ctx.device), Ev("masked output"): mask}
         if offset == 0:  # every other form the contract allows: [Tq, Tk] and [B, 1, Tq, Tk]
             forms = dict(mask_forms(b, h, tq, tk, ctx.generator(160), ctx.device))
-            masks |= {"output with a [Tq, Tk] mask": forms["[Tq, Tk] mask"],
-                      "output with a [B, 1, Tq, Tk] mask": forms["[B, 1, Tq, Tk] mask"]}  # fmt: skip
+            shared, per_sample = forms["[Tq, Tk] mask"], forms["[B, 1, Tq, Tk] mask"]  # shown as is: mask_forms' keys
+            masks |= {Ev("output with a [Tq, Tk] mask"): shared, Ev("output with a [B, 1, Tq, Tk] mask"): per_sample}
         pairs = []
         for label, m in masks.items():
             out = self.forward(ctx, built.module, x.float(), context.float(), m)
@@ -119,12 +120,12 @@ class CrossTask:
         if built.layout is None:
             return outcome("skip", NO_LAYOUT)
         x, context, mask = self.inputs(ctx, config, 130, torch.float64)
-        where = f"B={b}, Tq={tq}, Tk={tk}, {h} heads of {hd}, drawn from the seed"
+        where = Ev("B={b}, Tq={tq}, Tk={tk}, {h} heads of {hd}, drawn from the seed", b=b, tq=tq, tk=tk, h=h, hd=hd)
         out = self.forward(ctx, built.module, x.float(), context.float(), mask)
         truth, same = (self.reference(built, x, context, mask, dt) for dt in (torch.float64, torch.float32))
-        result = against_truth([(f"masked output ({where})", out, truth, same)])
+        result = against_truth([(Ev("masked output ({where})", where=where), out, truth, same)])
         if result.status == "pass":
-            result.message += f" ({where})"
+            result.message = Ev("{what} ({where})", what=result.message, where=where)
         return result
 
     def gradient_check(self, ctx: Context):
@@ -147,8 +148,8 @@ class CrossTask:
         pairs = []
         for name, truth in grads[torch.float64].items():
             if user[name] is None:
-                return outcome("fail", f"no gradient reaches {name} (is it detached or unused?)")
-            pairs.append((f"d{name}", user[name], truth, grads[torch.float32][name]))
+                return outcome("fail", Ev("no gradient reaches {name} (is it detached or unused?)", name=name))
+            pairs.append((Ev("d{name}", name=name), user[name], truth, grads[torch.float32][name]))
         return against_truth(pairs)
 
     def padding_leak_check(self, ctx: Context):
@@ -166,8 +167,8 @@ class CrossTask:
                 change = moved(self.forward(ctx, built.module, x, c2, mask)[s], base[s])
                 if (change > LEAK_THRESHOLD).any():
                     i = int((change > LEAK_THRESHOLD).nonzero()[0])
-                    return outcome("fail", f"sample {s} (context length {n}): query {i} sees padded context position {j}")
-        return outcome("pass", "padded context positions (lengths 7, 1, 4) never reach an output")
+                    return outcome("fail", Ev("sample {s} (context length {n}): query {i} sees padded context position {j}", s=s, n=n, i=i, j=j))
+        return outcome("pass", Ev("padded context positions (lengths 7, 1, 4) never reach an output"))
 
     def row_wise_check(self, ctx: Context):
         """out[t] may depend on x[t] only: queries never mix with each other."""
@@ -182,11 +183,11 @@ class CrossTask:
             x2[:, t] += 10.0
             change = moved(self.forward(ctx, built.module, x2, context), base).amax(dim=0)  # [Tq]
             if change[t] <= LEAK_THRESHOLD:
-                return outcome("fail", f"changing x[{t}] does not move out[{t}]: the queries do not come from x")
+                return outcome("fail", Ev("changing x[{t}] does not move out[{t}]: the queries do not come from x", t=t))
             others = [i for i in range(tq) if i != t and change[i] > LEAK_THRESHOLD]
             if others:
-                return outcome("fail", f"changing x[{t}] moves out[{others[0]}]: query rows must not mix")
-        return outcome("pass", "perturbing x[t] moves out[t] and no other row")
+                return outcome("fail", Ev("changing x[{t}] moves out[{other}]: query rows must not mix", t=t, other=others[0]))
+        return outcome("pass", Ev("perturbing x[t] moves out[t] and no other row"))
 
     def large_logits_check(self, ctx: Context):
         b, tq, tk, h, hd = BASE
@@ -215,14 +216,15 @@ class CrossTask:
         for n, (tq, tk) in enumerate(((5, 7), (3, 2), (6, 4))):
             x, context, _ = self.inputs(ctx, (b, tq, tk, h, hd), 800 + n)
             out = self.forward(ctx, built.module, x, context)
+            call = Ev("call {n} (Tq={tq}, Tk={tk})", n=n + 1, tq=tq, tk=tk)
             if built.layout is None:
-                expect_shape(out, x.shape, f"call {n + 1} (Tq={tq}, Tk={tk})")
+                expect_shape(out, x.shape, call)
                 continue
             truth, same = (self.reference(built, x, context, None, dt) for dt in (torch.float64, torch.float32))
-            result = against_truth([(f"call {n + 1} (Tq={tq}, Tk={tk})", out, truth, same)])
+            result = against_truth([(call, out, truth, same)])
             if result.status != "pass":
                 return result
-        return outcome("pass", "calls with (Tq, Tk) = (5, 7), (3, 2), (6, 4) in a row all work")
+        return outcome("pass", Ev("calls with (Tq, Tk) = (5, 7), (3, 2), (6, 4) in a row all work"))
 
     def robustness_defs(self, ctx: Context) -> list[CheckDef]:
         def no_mutation():

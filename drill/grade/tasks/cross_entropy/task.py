@@ -18,9 +18,11 @@ from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 N, C = 9, 5
 BTC = (2, 4, 7)
+LOSS = Ev("loss")
 
 FORBIDDEN = {
     "cross_entropy": "F.cross_entropy / nn.CrossEntropyLoss",
@@ -75,8 +77,8 @@ def make_inputs(ctx: Context, shape, offset: int, n_ignored: int = 0, ignore_ind
 
 
 def run(ctx: Context, logits, targets, **kwargs):
-    out = tensor_result(ctx.call(ctx.entry, logits, targets, **kwargs), "loss")
-    expect_shape(out, (), "loss")
+    out = tensor_result(ctx.call(ctx.entry, logits, targets, **kwargs), LOSS)
+    expect_shape(out, (), LOSS)
     return out
 
 
@@ -86,10 +88,10 @@ def shape_check(ctx: Context, shape, non_contiguous):
         logits = logits.transpose(0, 1).contiguous().transpose(0, 1)
     out = run(ctx, logits, targets)
     if out.dtype != logits.dtype:
-        return outcome("fail", f"loss dtype is {out.dtype}, the logits' is {logits.dtype}")
+        return outcome("fail", Ev("loss dtype is {dtype}, the logits' is {expected}", dtype=str(out.dtype), expected=str(logits.dtype)))
     if out.device != logits.device:
-        return outcome("fail", f"loss is on {out.device}, the logits are on {logits.device}")
-    return outcome("pass", f"a 0-dim loss from logits {list(shape)}")
+        return outcome("fail", Ev("loss is on {device}, the logits are on {expected}", device=str(out.device), expected=str(logits.device)))
+    return outcome("pass", Ev("a 0-dim loss from logits {shape}", shape=list(shape)))
 
 
 def numerical_check(ctx: Context, shape, offset: int, n_ignored: int = 0, dtype=torch.float32, **kwargs):
@@ -97,10 +99,11 @@ def numerical_check(ctx: Context, shape, offset: int, n_ignored: int = 0, dtype=
     truth = reference(logits, targets, **kwargs)
     same = reference(logits.to(dtype), targets, **kwargs)
     out = run(ctx, logits.to(dtype), targets.clone(), **kwargs)
-    what = ", ".join([f"logits {list(shape)}"] + ([f"{n_ignored} ignored"] if n_ignored else []) + [f"{k}={v}" for k, v in kwargs.items()])
-    result = against_truth([(f"loss ({what})", out, truth, same)])
+    parts = [Ev("logits {shape}", shape=list(shape))] + ([Ev("{n} ignored", n=n_ignored)] if n_ignored else [])
+    what = Ev.seq(parts + [Ev("{name}={value}", name=k, value=v) for k, v in kwargs.items()], ", ")
+    result = against_truth([(Ev("loss ({what})", what=what), out, truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -110,13 +113,13 @@ def gradient_check(ctx: Context, label_smoothing: float):
     out = run(ctx, leaf, targets, label_smoothing=label_smoothing)
     ctx.call(lambda: (out * 1.7).backward(), watch=False)
     if leaf.grad is None:
-        return outcome("fail", "no gradient reaches the logits (is the loss detached?)")
+        return outcome("fail", Ev("no gradient reaches the logits (is the loss detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         ref = logits64.detach().clone().to(precision).requires_grad_()
         (reference(ref, targets, label_smoothing=label_smoothing) * 1.7).backward()
         grads.append(ref.grad)
-    return against_truth([("dlogits", leaf.grad, *grads)])
+    return against_truth([(Ev("d{name}", name="logits"), leaf.grad, *grads)])
 
 
 def ignored_leak_check(ctx: Context):
@@ -131,10 +134,11 @@ def ignored_leak_check(ctx: Context):
         moved[b, t] += 10 * ctx.randn(BTC[-1], gen=ctx.generator(301), dtype=torch.float64)
         change = (run(ctx, moved, targets, label_smoothing=0.1) - base).abs().item()
         if change > 1e-12 * max(1.0, abs(base.item())):
-            return outcome("fail", f"changing the logits of the ignored position [{b}, {t}] moved the loss by {change:.3g}")
+            return outcome("fail", Ev("changing the logits of the ignored position [{b}, {t}] moved the loss by {change:.3g}",
+                                      b=b, t=t, change=change))  # fmt: skip
         if leaf.grad is not None and leaf.grad[b, t].abs().max().item() != 0:
-            return outcome("fail", f"the ignored position [{b}, {t}] gets a non-zero gradient")
-    return outcome("pass", f"the {len(ignored)} ignored positions never reach the loss or its gradient (float64)")
+            return outcome("fail", Ev("the ignored position [{b}, {t}] gets a non-zero gradient", b=b, t=t))
+    return outcome("pass", Ev("the {n} ignored positions never reach the loss or its gradient (float64)", n=len(ignored)))
 
 
 def large_logits_check(ctx: Context):
@@ -145,16 +149,16 @@ def large_logits_check(ctx: Context):
     truth, same = reference(logits, targets), reference(logits.float(), targets)
     out = run(ctx, logits.float(), targets.clone())
     if first_nonfinite(out, truth) is not None:
-        return outcome("fail", f"logits ~1000 (spread ~50, float32) give a loss of {out.item()}, expected {truth.item():.6g}",
-                       "ce-unstable-logsumexp")  # fmt: skip
-    return against_truth([("loss at logits ~1000, spread ~50 (float32)", out, truth, same)])
+        return outcome("fail", Ev("logits ~1000 (spread ~50, float32) give a loss of {got}, expected {expected:.6g}", got=out.item(),
+                                  expected=truth.item()), "ce-unstable-logsumexp")  # fmt: skip
+    return against_truth([(Ev("loss at logits ~1000, spread ~50 (float32)"), out, truth, same)])
 
 
 def all_but_one_ignored_check(ctx: Context):
     logits, targets = make_inputs(ctx, (6, C), 500)
     targets[1:] = -100
     truth, same = reference(logits, targets), reference(logits.float(), targets)
-    return against_truth([("loss with 5 of 6 targets ignored", run(ctx, logits.float(), targets.clone()), truth, same)])
+    return against_truth([(Ev("loss with 5 of 6 targets ignored"), run(ctx, logits.float(), targets.clone()), truth, same)])
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,7 @@ HYPOTHESES = (
 class CrossEntropyTask:
     name = "cross_entropy"
     forbidden = FORBIDDEN
-    builtin_what = "cross-entropy"
+    builtin_what = Ev("cross-entropy")
     builtin_code = "uses-builtin-cross-entropy"
 
     def checks(self, ctx: Context) -> list[CheckDef]:

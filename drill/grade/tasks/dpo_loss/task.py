@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_shape, first_nonfinite
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 B = 8
 NAMES = ("policy_chosen_logps", "policy_rejected_logps", "ref_chosen_logps", "ref_rejected_logps")
@@ -50,12 +51,14 @@ def make_inputs(ctx: Context, offset: int, b: int = B, spread: float = 5.0, dtyp
 def run(ctx: Context, inputs, beta, b: int):
     ret = ctx.call(ctx.entry, *inputs, beta=beta)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 3 and all(isinstance(t, torch.Tensor) for t in ret)):
-        what = f"a {type(ret).__name__} of {len(ret)}" if isinstance(ret, (tuple, list)) else type(ret).__name__
-        raise WrongShape(f"returned {what}, not (loss, chosen_rewards, rejected_rewards), three tensors")
+        if isinstance(ret, (tuple, list)):
+            raise WrongShape(Ev("returned a {type} of {n}, not (loss, chosen_rewards, rejected_rewards), three tensors",
+                                type=type(ret).__name__, n=len(ret)))  # fmt: skip
+        raise WrongShape(Ev("returned {type}, not (loss, chosen_rewards, rejected_rewards), three tensors", type=type(ret).__name__))
     loss, chosen, rejected = ret
-    expect_shape(loss, (), "loss")
-    expect_shape(chosen, (b,), "chosen_rewards")
-    expect_shape(rejected, (b,), "rejected_rewards")
+    expect_shape(loss, (), Ev("loss"))
+    expect_shape(chosen, (b,), Ev("{code}", code="chosen_rewards"))
+    expect_shape(rejected, (b,), Ev("{code}", code="rejected_rewards"))
     return loss, chosen, rejected
 
 
@@ -64,8 +67,9 @@ def shape_check(ctx: Context, b: int):
     loss, chosen, rejected = run(ctx, inputs, 0.1, b)
     for name, t in (("loss", loss), ("chosen_rewards", chosen), ("rejected_rewards", rejected)):
         if t.dtype != inputs[0].dtype:
-            return outcome("fail", f"{name} dtype is {t.dtype}, the inputs' is {inputs[0].dtype}")
-    return outcome("pass", f"a 0-dim loss and rewards [{b}] from a batch of {b}")
+            return outcome("fail", Ev("{name} dtype is {dtype}, the inputs' is {expected}", name=name, dtype=str(t.dtype),
+                                      expected=str(inputs[0].dtype)))  # fmt: skip
+    return outcome("pass", Ev("a 0-dim loss and rewards [{b}] from a batch of {b}", b=b))
 
 
 def numerical_check(ctx: Context, offset: int, beta: float, dtype=torch.float32, spread: float = 5.0, b: int = B):
@@ -74,10 +78,10 @@ def numerical_check(ctx: Context, offset: int, beta: float, dtype=torch.float32,
     same = reference(inputs, beta)
     got = run(ctx, inputs, beta, b)
     labels = ("loss", "chosen_rewards", "rejected_rewards")
-    what = f"beta={beta:g}, {str(dtype)[6:]}"
-    result = against_truth([(f"{label} ({what})", g, t, s) for label, g, t, s in zip(labels, got, truth, same)])
+    what = Ev("beta={beta:g}, {dtype}", beta=beta, dtype=str(dtype)[6:])
+    result = against_truth([(Ev("{name} ({what})", name=label, what=what), g, t, s) for label, g, t, s in zip(labels, got, truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -85,7 +89,7 @@ def drawn_check(ctx: Context):
     """A batch size and beta drawn from the seed (never a fixed check's batch): a mean over a hard-coded B fails."""
     b, hundredths = ctx.sizes(500, (2, 24), (5, 90), avoid=(B, 5, 6, 4))
     result = numerical_check(ctx, 9, hundredths / 100, b=b)
-    result.message = f"a configuration drawn from the seed (B={b}): {result.message}"
+    result.message = Ev("a configuration drawn from the seed (B={b}): {what}", b=b, what=result.message)
     return result
 
 
@@ -96,14 +100,14 @@ def gradient_check(ctx: Context):
     loss = run(ctx, leaves, 0.5, B)[0]
     ctx.call(lambda: (loss * 1.7).backward(), watch=False)
     if leaves[0].grad is None or leaves[1].grad is None:
-        return outcome("fail", "no gradient reaches the policy log-probs (is the loss detached?)")
+        return outcome("fail", Ev("no gradient reaches the policy log-probs (is the loss detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         refs = [t.float().to(precision).requires_grad_(i < 2) for i, t in enumerate(inputs)]
         (reference(refs, 0.5)[0] * 1.7).backward()
         grads.append((refs[0].grad, refs[1].grad))
-    return against_truth([("d loss / d policy_chosen_logps", leaves[0].grad, grads[0][0], grads[1][0]),
-                          ("d loss / d policy_rejected_logps", leaves[1].grad, grads[0][1], grads[1][1])])  # fmt: skip
+    return against_truth([(Ev("d loss / d {name}", name="policy_chosen_logps"), leaves[0].grad, grads[0][0], grads[1][0]),
+                          (Ev("d loss / d {name}", name="policy_rejected_logps"), leaves[1].grad, grads[0][1], grads[1][1])])  # fmt: skip
 
 
 def examples_check(ctx: Context):
@@ -120,9 +124,10 @@ def examples_check(ctx: Context):
             change[i] = 0.0
             if (change > LEAK_THRESHOLD).any():
                 j = int((change > LEAK_THRESHOLD).nonzero()[0])
-                return outcome("fail", f"changing example {i}'s log-probs moved {name}[{j}] by {change[j]:.3g} (float64): "
-                               "each example's reward comes from its own log-probs alone")  # fmt: skip
-    return outcome("pass", "each example's rewards depend on its own log-probs alone (float64)")
+                return outcome("fail", Ev("changing example {i}'s log-probs moved {name}[{j}] by {change:.3g} (float64): "
+                                          "each example's reward comes from its own log-probs alone",
+                                          i=i, name=name, j=j, change=change[j].item()))  # fmt: skip
+    return outcome("pass", Ev("each example's rewards depend on its own log-probs alone (float64)"))
 
 
 def large_margin_check(ctx: Context):
@@ -136,11 +141,11 @@ def large_margin_check(ctx: Context):
     same = reference(inputs, 1.0)
     loss, chosen, rejected = run(ctx, inputs, 1.0, B)
     if first_nonfinite(loss, truth[0]) is not None:
-        return outcome("fail", f"margins of several hundred (float32, beta=1) give a loss of {loss.item()}, expected "
-                       f"{truth[0].item():.6g}: log(sigmoid(x)) underflows to log(0) for x below about -100",
+        return outcome("fail", Ev("margins of several hundred (float32, beta=1) give a loss of {got}, expected {expected:.6g}: "
+                                  "log(sigmoid(x)) underflows to log(0) for x below about -100", got=loss.item(), expected=truth[0].item()),
                        "dpo-unstable-logsigmoid")  # fmt: skip
     labels = ("loss", "chosen_rewards", "rejected_rewards")
-    return against_truth([(f"{label} at margins ~±300 (float32)", g, t, s)
+    return against_truth([(Ev("{name} at margins ~±300 (float32)", name=label), g, t, s)
                           for label, g, t, s in zip(labels, (loss, chosen, rejected), truth, same)])  # fmt: skip
 
 

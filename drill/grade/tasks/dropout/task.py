@@ -19,6 +19,7 @@ from drill.grade.checks.compare import against_truth, expect_like
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.user.wire import Generator
+from drill.text.messages import Ev
 
 FORBIDDEN = {
     "dropout": "F.dropout / nn.Dropout",
@@ -74,7 +75,7 @@ def shape_check(ctx: Context, shape, non_contiguous: bool):
     if non_contiguous:
         x = x.transpose(0, -1).contiguous().transpose(0, -1)
     run(ctx, x, 0.3, True, seed_of(ctx, 1))
-    return outcome("pass", f"output {list(shape)}, x's dtype and device")
+    return outcome("pass", Ev("output {shape}, x's dtype and device", shape=list(shape)))
 
 
 @guarded
@@ -88,14 +89,16 @@ def eval_check(ctx: Context, dtype=torch.float32):
             continue
         ratio = (out.double() / x.double()).nan_to_num(nan=0.0)
         if (ratio == 0).any():
-            return outcome("fail", f"training=False, p={p}: {int((ratio == 0).sum())} of {x.numel()} elements zeroed "
-                           "(dropout still active)", "dropout-active-in-eval")  # fmt: skip
+            return outcome("fail", Ev("training=False, p={p}: {zeroed} of {n} elements zeroed (dropout still active)", p=p,
+                                      zeroed=int((ratio == 0).sum()), n=x.numel()), "dropout-active-in-eval")  # fmt: skip
         for scale, what in ((1 / (1 - p), "1 / (1 - p)"), (1 - p, "1 - p")):
             if torch.allclose(ratio, torch.full_like(ratio, scale), rtol=1e-5, atol=0):
-                return outcome("fail", f"training=False, p={p}: the output is x·{what}, expected x unchanged",
+                return outcome("fail", Ev("training=False, p={p}: the output is x·{scale}, expected x unchanged", p=p, scale=what),
                                "dropout-rescale-in-eval")  # fmt: skip
-        return outcome("fail", f"training=False, p={p}: the output differs from x by up to {(out.double() - x.double()).abs().max():.3g}")
-    return outcome("pass", f"training=False returns x exactly ({str(dtype)[6:]}, x {list(shape)}, p 0.4 and 0.75)")
+        return outcome("fail", Ev("training=False, p={p}: the output differs from x by up to {diff:.3g}", p=p,
+                                  diff=(out.double() - x.double()).abs().max().item()))  # fmt: skip
+    return outcome("pass", Ev("training=False returns x exactly ({dtype}, x {shape}, p 0.4 and 0.75)", dtype=str(dtype)[6:],
+                              shape=list(shape)))  # fmt: skip
 
 
 @guarded
@@ -105,14 +108,17 @@ def edge_check(ctx: Context, p: float):
     out = run(ctx, x, p, True, seed_of(ctx, 20))
     expected = x if p == 0 else torch.zeros_like(x)
     if torch.equal(out, expected):
-        return outcome("pass", f"p={p:g}: {'x unchanged' if p == 0 else 'all zeros'}, exactly")
+        return outcome("pass", Ev("p={p:g}: x unchanged, exactly", p=p) if p == 0 else Ev("p={p:g}: all zeros, exactly", p=p))
     bad = ~torch.isfinite(out)
     if bad.any():
         where = [int(i) for i in bad.nonzero()[0]]
-        return outcome("fail", f"p={p:g}: {out[tuple(where)].item()} at {where}, expected "
-                       f"{'x' if p == 0 else '0'} (0 / 0 from dividing by 1 - p?)", *(["dropout-p1-nan"] if p == 1 else []))  # fmt: skip
-    return outcome("fail", f"p={p:g}: expected {'x unchanged' if p == 0 else 'all zeros'}, max difference "
-                   f"{(out.double() - expected.double()).abs().max():.3g}")  # fmt: skip
+        return outcome("fail", Ev("p={p:g}: {value} at {at}, expected {expected} (0 / 0 from dividing by 1 - p?)", p=p,
+                                  value=out[tuple(where)].item(), at=where, expected="x" if p == 0 else "0"),
+                       *(["dropout-p1-nan"] if p == 1 else []))  # fmt: skip
+    diff = (out.double() - expected.double()).abs().max().item()
+    if p == 0:
+        return outcome("fail", Ev("p={p:g}: expected x unchanged, max difference {diff:.3g}", p=p, diff=diff))
+    return outcome("fail", Ev("p={p:g}: expected all zeros, max difference {diff:.3g}", p=p, diff=diff))
 
 
 def kept_and_scale(out: torch.Tensor, x: torch.Tensor):
@@ -137,22 +143,25 @@ def statistics_check(ctx: Context, offset: int, p: float, dtype=torch.float32, s
     x = nonzero_input(ctx, shape, 30 + offset, dtype)
     out = run(ctx, x, p, True, seed_of(ctx, 30 + offset))
     if not torch.isfinite(out).all():
-        return outcome("fail", f"p={p}: non-finite output at {[int(i) for i in (~torch.isfinite(out)).nonzero()[0]]}")
+        return outcome("fail", Ev("p={p}: non-finite output at {at}", p=p, at=[int(i) for i in (~torch.isfinite(out)).nonzero()[0]]))
     f, scale, spread = kept_and_scale(out, x)
     n = x.numel()
-    what = f"p={p}, x {list(shape)} ({str(dtype)[6:]})"
+    what = Ev("p={p}, x {shape} ({dtype})", p=p, shape=list(shape), dtype=str(dtype)[6:])
     rounding = 4 * torch.finfo(dtype).eps
     if spread > rounding:
-        return outcome("fail", f"{what}: the kept elements are not all x times one scale (spread {spread:.3g})")
+        return outcome("fail", Ev("{what}: the kept elements are not all x times one scale (spread {spread:.3g})", what=what,
+                                  spread=spread))  # fmt: skip
     right_f, keep_f = close_fraction(f, 1 - p, n), close_fraction(f, p, n)
     is_scale = lambda s: abs(scale - s) <= rounding * s  # noqa: E731
     if right_f and is_scale(1 / (1 - p)):
-        return outcome("pass", f"{what}: kept {f:.4f} (expected {1 - p:g}), kept elements scaled by {scale:.6g} = 1 / (1 - p)")
-    found = f"{what}: kept fraction {f:.4f}, kept elements scaled by {scale:.6g}; expected {1 - p:g} and 1 / (1 - p) = {1 / (1 - p):.6g}"
+        return outcome("pass", Ev("{what}: kept {f:.4f} (expected {keep:g}), kept elements scaled by {scale:.6g} = 1 / (1 - p)", what=what,
+                                  f=f, keep=1 - p, scale=scale))  # fmt: skip
+    found = Ev("{what}: kept fraction {f:.4f}, kept elements scaled by {scale:.6g}; expected {keep:g} and 1 / (1 - p) = {inverse:.6g}",
+               what=what, f=f, scale=scale, keep=1 - p, inverse=1 / (1 - p))  # fmt: skip
     if keep_f and not right_f:
-        return outcome("fail", f"{found} (p used as the keep probability)", "dropout-p-as-keep")
+        return outcome("fail", Ev("{found} (p used as the keep probability)", found=found), "dropout-p-as-keep")
     if right_f and is_scale(1.0):
-        return outcome("fail", f"{found} (no rescale)", "dropout-no-rescale")
+        return outcome("fail", Ev("{found} (no rescale)", found=found), "dropout-no-rescale")
     return outcome("fail", found)
 
 
@@ -165,8 +174,9 @@ def mean_check(ctx: Context):
     mean, n = out.mean().item(), x.numel()
     error = SIGMAS * math.sqrt(p / (1 - p) / n)  # each element is 1 / (1 - p) w.p. 1 - p, else 0: variance p / (1 - p)
     if abs(mean - 1) > error:
-        return outcome("fail", f"x = 1 {list(shape)}, p={p}: the output's mean is {mean:.4f}, expected 1 ± {error:.3f}")
-    return outcome("pass", f"x = 1 {list(shape)}, p={p}: mean {mean:.4f} (1 ± {error:.3f})")
+        return outcome("fail", Ev("x = 1 {shape}, p={p}: the output's mean is {mean:.4f}, expected 1 ± {error:.3f}", shape=list(shape), p=p,
+                                  mean=mean, error=error))  # fmt: skip
+    return outcome("pass", Ev("x = 1 {shape}, p={p}: mean {mean:.4f} (1 ± {error:.3f})", shape=list(shape), p=p, mean=mean, error=error))
 
 
 @guarded
@@ -179,10 +189,10 @@ def gradient_check(ctx: Context):
     seed = ctx.randn(*x.shape, gen=ctx.generator(201), dtype=torch.float64)
     ctx.call(lambda: (out * seed.to(out.dtype)).sum().backward(), watch=False)
     if leaf.grad is None:
-        return outcome("fail", "no gradient reaches x (is the output detached?)")
+        return outcome("fail", Ev("no gradient reaches x (is the output detached?)"))
     kept = (out.detach() != 0).double()
     truth = seed * kept / (1 - p)
-    return against_truth([("dx (the mask of the same call, / (1 - p))", leaf.grad, truth, truth.float())])
+    return against_truth([(Ev("dx (the mask of the same call, / (1 - p))"), leaf.grad, truth, truth.float())])
 
 
 @guarded
@@ -191,15 +201,15 @@ def independence_check(ctx: Context):
     b, t, d = ctx.sizes(60, (5, 8), (9, 13), (17, 23))
     x = nonzero_input(ctx, (b, t, d), 60)
     kept = run(ctx, x, 0.5, True, seed_of(ctx, 60)) != 0
-    for dim, name in ((0, "sample of the batch"), (1, "position"), (2, "feature")):
+    for dim, name in ((0, Ev("sample of the batch")), (1, Ev("position")), (2, Ev("feature"))):
         slices = kept.movedim(dim, 0).reshape(kept.shape[dim], -1)
         if slices.shape[1] < 40:
             continue
         first, second = slices[0], slices[1]
         if torch.equal(first, second) and torch.equal(slices[0], slices[-1]):
-            return outcome("fail", f"x [{b}, {t}, {d}], p=0.5: every {name} has the same mask (the mask is shared along dim {dim})",
-                           "dropout-mask-shared")  # fmt: skip
-    return outcome("pass", f"x [{b}, {t}, {d}], p=0.5: every sample, position and feature gets its own draw")
+            return outcome("fail", Ev("x [{b}, {t}, {d}], p=0.5: every {name} has the same mask (the mask is shared along dim {dim})", b=b,
+                                      t=t, d=d, name=name, dim=dim), "dropout-mask-shared")  # fmt: skip
+    return outcome("pass", Ev("x [{b}, {t}, {d}], p=0.5: every sample, position and feature gets its own draw", b=b, t=t, d=d))
 
 
 @guarded
@@ -210,10 +220,10 @@ def generator_check(ctx: Context):
     again = run(ctx, x, 0.4, True, seed_of(ctx, 70))
     other = run(ctx, x, 0.4, True, seed_of(ctx, 71))
     if not torch.equal(first, again):
-        return outcome("fail", "two calls with generators of the same seed give different masks", "dropout-ignores-generator")
+        return outcome("fail", Ev("two calls with generators of the same seed give different masks"), "dropout-ignores-generator")
     if torch.equal(first, other):
-        return outcome("fail", "generators of different seeds give the same mask (a fixed seed inside?)", "dropout-ignores-generator")
-    return outcome("pass", "the same seed gives the same mask, another seed another mask")
+        return outcome("fail", Ev("generators of different seeds give the same mask (a fixed seed inside?)"), "dropout-ignores-generator")
+    return outcome("pass", Ev("the same seed gives the same mask, another seed another mask"))
 
 
 class DropoutTask:

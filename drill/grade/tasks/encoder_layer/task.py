@@ -25,6 +25,7 @@ from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import ACCEPTED as ATTN_ACCEPTED
 from drill.grade.layouts import Layout, find_layout, is_linear, submodule
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
+from drill.text.messages import Ev
 
 BASE = (2, 6, 3, 4)  # B, T, heads, head_dim: d_model 12, ffn_dim 20
 FFN_EXTRA = 8  # the grader builds EncoderLayer(d_model, n_heads, d_model + 8): ffn_dim never equals d_model
@@ -35,14 +36,15 @@ FFN_NAMES = ("ffn", "mlp", "ff", "feed_forward")
 FFN_PAIRS = (("fc1", "fc2"), ("linear1", "linear2"), ("w1", "w2"), ("up", "down"), ("dense1", "dense2"))
 BERT = dict(qkv=("attention.self.query", "attention.self.key", "attention.self.value"), out="attention.output.dense",
             ln1="attention.output.LayerNorm", fc1="intermediate.dense", fc2="output.dense", ln2="output.LayerNorm")  # fmt: skip
-ACCEPTED = (
-    f"Hugging Face BertLayer names ({', '.join(BERT['qkv'])}, {BERT['out']}, {BERT['ln1']}, {BERT['fc1']}, {BERT['fc2']}, "
-    f"{BERT['ln2']}); or attention named {'/'.join(ATTN_NAMES)} (or on the layer itself) with {ATTN_ACCEPTED}, "
-    f"LayerNorms named {'/'.join(LN_NAMES[0])} and {'/'.join(LN_NAMES[1])}, and an FFN as Linear pairs "
-    f"{', '.join('/'.join(p) for p in FFN_PAIRS)} or nn.Sequential(Linear, GELU, Linear) named {'/'.join(FFN_NAMES)}; "
-    "all on the layer or on one submodule of it"
-)
-NO_LAYOUT = "skipped: no reference without a recognised layout"
+ACCEPTED = Ev(
+    "Hugging Face BertLayer names ({bert}); or attention named {attn} (or on the layer itself) with {accepted}, "
+    "LayerNorms named {ln1} and {ln2}, and an FFN as Linear pairs {pairs} or nn.Sequential(Linear, GELU, Linear) named {ffn}; "
+    "all on the layer or on one submodule of it",
+    bert=", ".join((*BERT["qkv"], *(BERT[k] for k in ("out", "ln1", "fc1", "fc2", "ln2")))), attn="/".join(ATTN_NAMES),
+    accepted=ATTN_ACCEPTED, ln1="/".join(LN_NAMES[0]), ln2="/".join(LN_NAMES[1]), pairs=", ".join("/".join(p) for p in FFN_PAIRS),
+    ffn="/".join(FFN_NAMES),
+)  # fmt: skip
+NO_LAYOUT = Ev("skipped: no reference without a recognised layout")
 
 
 @dataclass(frozen=True)
@@ -69,8 +71,9 @@ class EncoderLayout:
     fc1: str
     fc2: str
 
-    def describe(self) -> str:
-        return f"attention {self.attn.describe()}, {self.ln1}, {self.fc1} -> GELU -> {self.fc2}, {self.ln2}"
+    def describe(self) -> Ev:
+        return Ev("attention {attn}, {ln1}, {fc1} -> GELU -> {fc2}, {ln2}", attn=self.attn.describe(), ln1=self.ln1, fc1=self.fc1,
+                  fc2=self.fc2, ln2=self.ln2)  # fmt: skip
 
     def names(self) -> tuple[str, ...]:
         return (*self.attn.qkv, self.attn.out, self.fc1, self.fc2, self.ln1, self.ln2)
@@ -207,7 +210,7 @@ def inputs(ctx: Context, config, offset: int, dtype=torch.float64):
 def layout_check(ctx: Context):
     built = build(ctx, BASE[2] * BASE[3], BASE[2])
     if built.layout is None:
-        return outcome("fail", f"unrecognised encoder layer layout; accepted: {ACCEPTED}")
+        return outcome("fail", Ev("unrecognised encoder layer layout; accepted: {accepted}", accepted=ACCEPTED))
     return outcome("pass", built.layout.describe())
 
 
@@ -219,7 +222,7 @@ def shape_check(ctx: Context, config, non_contiguous: bool = False):
         x = x.transpose(0, 1).contiguous().transpose(0, 1)
     out = forward(ctx, built.module, x, mask)
     problem = expect_like(out, x.shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def numerical_check(ctx: Context, config, offset: int, dtype=torch.float32, scale: float = 1.0, full: bool = False):
@@ -234,7 +237,10 @@ def numerical_check(ctx: Context, config, offset: int, dtype=torch.float32, scal
     truth = reference(built, x.to(dtype), mask, torch.float64)
     same = reference(built, x, mask, dtype)
     out = forward(ctx, built.module, x.to(dtype), mask)
-    what = f"output ({str(dtype)[6:]}{', no padding' if full else ''}, B={b} T={t} heads={h})"
+    if full:
+        what = Ev("output ({dtype}, no padding, B={b} T={t} heads={h})", dtype=str(dtype)[6:], b=b, t=t, h=h)
+    else:
+        what = Ev("output ({dtype}, B={b} T={t} heads={h})", dtype=str(dtype)[6:], b=b, t=t, h=h)
     verdict = against_truth([(what, out, truth, same)])
     if verdict.status == "fail" and against_truth([(what, out, reference(built, x.to(dtype), mask, torch.float64, TANH), same)]).status == "pass":
         verdict.codes.append("encoder-gelu-approximate")  # 1e-4 from the exact form: too close for the hypotheses' 1e-3
@@ -253,15 +259,15 @@ def padding_leak_check(ctx: Context):
     leaked = (change > LEAK_THRESHOLD) & mask
     if leaked.any():
         s, i = (int(n) for n in leaked.nonzero()[0])
-        return outcome("fail", f"changing sample {s}'s padded tokens moved its real token {i} by {change[s, i]:.3g} (float64): "
-                       "a padded key must get no attention")  # fmt: skip
+        return outcome("fail", Ev("changing sample {s}'s padded tokens moved its real token {i} by {change:.3g} (float64): "
+                                  "a padded key must get no attention", s=s, i=i, change=change[s, i].item()))  # fmt: skip
     future = x.clone()
     future[:, -1] += 5 * ctx.randn(x.shape[-1], gen=ctx.generator(22), dtype=torch.float64)  # a random direction: LN removes a shift
     reach = moved(forward(ctx, built.module, future, mask), base)[:, 0]
     if mask[:, 0].any() and mask[:, -1].any() and (reach[mask[:, 0] & mask[:, -1]] <= LEAK_THRESHOLD).any():
-        return outcome("fail", "changing the last token does not move the first one: an encoder attends in both "
-                       "directions (is there a causal mask?)", "encoder-causal-mask")  # fmt: skip
-    return outcome("pass", "padded keys get no attention; every real token sees every real token (float64)")
+        return outcome("fail", Ev("changing the last token does not move the first one: an encoder attends in both "
+                                  "directions (is there a causal mask?)"), "encoder-causal-mask")  # fmt: skip
+    return outcome("pass", Ev("padded keys get no attention; every real token sees every real token (float64)"))
 
 
 def gradient_check(ctx: Context):

@@ -16,6 +16,7 @@ from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_lik
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, attention, causal_mask, scale_factor
 from drill.grade.checks.common import deterministic_check, jacobian_check, large_logits_verdict, no_mutation_check
+from drill.text.messages import Ev
 
 # (id, q shape, kv length, Dv, causal, block_size): B, H, T, D, Dv never coincide.
 SHAPE_CASES = (
@@ -98,7 +99,7 @@ def truth(q, k, v, causal: bool, dtype):
     return attention(q.to(dtype), k.to(dtype), v.to(dtype), mask)[0]
 
 
-def versus_truth(label: str, out, q, k, v, causal: bool):
+def versus_truth(label: Ev, out, q, k, v, causal: bool):
     return against_truth([(label, out, truth(q, k, v, causal, torch.float64), truth(q, k, v, causal, torch.float32))])
 
 
@@ -106,19 +107,19 @@ def shape_check(ctx: Context, shape, tk, dv, causal, block):
     q, k, v = qkv(ctx, shape, tk, dv, 1, torch.float32)
     out = run(ctx, q, k, v, causal, block)
     problem = expect_like(out, (*shape[:-1], dv), q)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def numerical_check(ctx: Context, t: int, block: int, causal: bool, offset: int):
     q, k, v = qkv(ctx, (2, 3, t, 8), t, 8, 100 + offset)
     out = run(ctx, q.float(), k.float(), v.float(), causal, block)
-    return versus_truth(f"output (T={t}, block_size={block})", out, q, k, v, causal)
+    return versus_truth(Ev("output (T={t}, block_size={block})", t=t, block=block), out, q, k, v, causal)
 
 
 def cross_check(ctx: Context):
     q, k, v = qkv(ctx, (2, 3, 24, 8), 40, 6, 150)
     out = run(ctx, q.float(), k.float(), v.float(), False, 16)
-    return versus_truth("output (Tq=24, Tk=40)", out, q, k, v, False)
+    return versus_truth(Ev("output (Tq=24, Tk=40)"), out, q, k, v, False)
 
 
 def drawn_check(ctx: Context):
@@ -128,10 +129,11 @@ def drawn_check(ctx: Context):
     causal = bool(torch.randint(2, (), generator=ctx.generator(131)))
     tk = tq if causal else tk
     q, k, v = qkv(ctx, (b, h, tq, d), tk, dv, 132)
-    where = f"B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, block_size={block}, causal={causal}, drawn from the seed"
-    result = versus_truth(f"output ({where})", run(ctx, q.float(), k.float(), v.float(), causal, block), q, k, v, causal)
+    where = Ev("B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, block_size={block}, causal={causal}, drawn from the seed",
+               b=b, h=h, tq=tq, tk=tk, d=d, dv=dv, block=block, causal=causal)  # fmt: skip
+    result = versus_truth(Ev("output ({where})", where=where), run(ctx, q.float(), k.float(), v.float(), causal, block), q, k, v, causal)
     if result.status == "pass":
-        result.message += f" ({where})"
+        result.message = Ev("{what} ({where})", what=result.message, where=where)
     return result
 
 
@@ -150,8 +152,8 @@ def gradient_check(ctx: Context):
     pairs = []
     for name, leaf, exact, same in zip("qkv", leaves, grads[torch.float64], grads[torch.float32]):
         if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name} (causal, T=37, block_size=16)", leaf.grad, exact, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name))
+        pairs.append((Ev("d{name} (causal, T=37, block_size=16)", name=name), leaf.grad, exact, same))
     return against_truth(pairs)
 
 
@@ -165,12 +167,14 @@ def memory_check(ctx: Context):
         if size >= limit:
             return outcome(
                 "fail",
-                f"causal={causal}: {op} produced a tensor of shape {list(shape)} ({size} elements), "
-                f"at least one head's whole {t} x {t} score matrix; T={t}, block_size={block}",
+                Ev("causal={causal}: {op} produced a tensor of shape {shape} ({size} elements), "
+                   "at least one head's whole {t} x {t} score matrix; T={t}, block_size={block}",
+                   causal=causal, op=op, shape=list(shape), size=size, t=t, block=block),
                 "flash-materialises-scores",
             )
         peaks.append(size)
-    return outcome("pass", f"T={t}, block_size={block}: largest tensor {max(peaks)} elements (< {limit} = T x T)")
+    return outcome("pass", Ev("T={t}, block_size={block}: largest tensor {size} elements (< {limit} = T x T)",
+                              t=t, block=block, size=max(peaks), limit=limit))  # fmt: skip
 
 
 def future_leak_check(ctx: Context):
@@ -185,8 +189,8 @@ def future_leak_check(ctx: Context):
         leaks += [(i, j) for i in range(j) if change[i] > LEAK_THRESHOLD]
     if leaks:
         i, j = min(leaks)
-        return outcome("fail", f"causal=True, block_size=4: position {i} changes when future position {j} changes")
-    return outcome("pass", "causal=True, block_size=4 (T=10): perturbing future tokens never moves earlier outputs")
+        return outcome("fail", Ev("causal=True, block_size=4: position {i} changes when future position {j} changes", i=i, j=j))
+    return outcome("pass", Ev("causal=True, block_size=4 (T=10): perturbing future tokens never moves earlier outputs"))
 
 
 def flash_jacobian_check(ctx: Context):
@@ -205,11 +209,11 @@ def varying_block_check(ctx: Context):
     for n, (t, block, causal) in enumerate(((40, 16, True), (5, 16, False), (33, 8, True))):
         q, k, v = qkv(ctx, (2, 3, t, 8), t, 8, 800 + n, torch.float32)
         out = run(ctx, q, k, v, causal, block)
-        label = f"call {n + 1} (T={t}, block_size={block}, causal={causal})"
+        label = Ev("call {n} (T={t}, block_size={block}, causal={causal})", n=n + 1, t=t, block=block, causal=causal)
         result = versus_truth(label, out, q, k, v, causal)
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different T, block_size and causal in a row all match")
+    return outcome("pass", Ev("three calls with different T, block_size and causal in a row all match"))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from drill.grade.checks.common import deterministic_check, dtype_id, no_mutation
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, attention, scale_factor
+from drill.text.messages import Ev
 
 # (id, q shape, Tk, Dv, n_splits): B, H, Tq, D, Dv never coincide where they appear together.
 SHAPE_CASES = (
@@ -108,14 +109,16 @@ def shape_check(ctx: Context, q_shape, tk, dv, n_splits):
     q, k, v = qkv(ctx, q_shape, tk, dv, 1, torch.float32)
     out = run(ctx, q, k, v, n_splits)
     problem = expect_like(out, (*q_shape[:-1], dv), q)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (Tk={tk}, n_splits={n_splits})")
+    if problem:
+        return outcome("fail", problem)
+    return outcome("pass", Ev("output {shape} ({config})", shape=list(out.shape), config=f"Tk={tk}, n_splits={n_splits}"))
 
 
 def numerical_check(ctx: Context, tk: int, n_splits: int, tq: int, dtype, offset: int):
     q, k, v = qkv(ctx, (2, 3, tq, 8), tk, 8, 100 + offset)
     out = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), n_splits)
     sizes = [b - a for a, b in chunks(tk, n_splits)]
-    label = f"output (Tq={tq}, Tk={tk}, n_splits={n_splits}: chunks of {', '.join(map(str, sizes))})"
+    label = Ev("output ({config}: chunks of {sizes})", config=f"Tq={tq}, Tk={tk}, n_splits={n_splits}", sizes=", ".join(map(str, sizes)))
     return against_truth([(label, out, truth(q, k, v, torch.float64), baseline(q, k, v, n_splits, dtype))])
 
 
@@ -126,11 +129,11 @@ def drawn_check(ctx: Context):
     q, k, v = qkv(ctx, (b, h, tq, d), tk, dv, 130)
     out = run(ctx, q.float(), k.float(), v.float(), n_splits)
     sizes = ", ".join(str(stop - start) for start, stop in chunks(tk, n_splits))
-    where = f"B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, n_splits={n_splits}, drawn from the seed"
-    result = against_truth([(f"output ({where}): chunks of {sizes}", out, truth(q, k, v, torch.float64),
+    where = Ev("{config}, drawn from the seed", config=f"B={b}, H={h}, Tq={tq}, Tk={tk}, D={d}, Dv={dv}, n_splits={n_splits}")
+    result = against_truth([(Ev("output ({what}): chunks of {sizes}", what=where, sizes=sizes), out, truth(q, k, v, torch.float64),
                              baseline(q, k, v, n_splits, torch.float32))])  # fmt: skip
     if result.status == "pass":
-        result.message += f" ({where})"
+        result.message = Ev("{what} ({where})", what=result.message, where=where)
     return result
 
 
@@ -152,8 +155,8 @@ def gradient_check(ctx: Context, dtype):
     pairs = []
     for name, leaf, exact, same in zip("qkv", leaves, exact, worse):
         if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name} (Tk=37, n_splits=4)", leaf.grad, exact, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name))
+        pairs.append((Ev("{name} ({config})", name=f"d{name}", config="Tk=37, n_splits=4"), leaf.grad, exact, same))
     return against_truth(pairs)
 
 
@@ -171,10 +174,12 @@ def sequence_leak_check(ctx: Context):
             v2[b, :, j] += 10 * ctx.randn(4, gen=gen, dtype=torch.float64)
             change = moved(run(ctx, q, k2, v2, n_splits), base).amax(dim=(1, 2))  # [B]
             if change[1 - b] > LEAK_THRESHOLD:
-                return outcome("fail", f"sample {1 - b} moves when key {j} of sample {b} changes (moved {change[1 - b]:.3g})")
+                return outcome("fail", Ev("sample {other} moves when key {j} of sample {b} changes (moved {change:.3g})", other=1 - b, j=j, b=b,
+                                          change=change[1 - b].item()))  # fmt: skip
             if not change[b] > LEAK_THRESHOLD:
-                return outcome("fail", f"key {j} of sample {b} never reaches its output (Tk={tk}, n_splits={n_splits}: chunks of 3, 3, 3, 1)")
-    return outcome("pass", "Tk=10, n_splits=4: every key moves its own sample's output and no other sample's")
+                return outcome("fail", Ev("key {j} of sample {b} never reaches its output (Tk={tk}, n_splits={n_splits}: chunks of 3, 3, 3, 1)",
+                                          j=j, b=b, tk=tk, n_splits=n_splits))  # fmt: skip
+    return outcome("pass", Ev("Tk=10, n_splits=4: every key moves its own sample's output and no other sample's"))
 
 
 def large_logits_check(ctx: Context):
@@ -184,12 +189,12 @@ def large_logits_check(ctx: Context):
     expect_shape(out, exact.shape)
     bad = first_nonfinite(out, exact)
     if bad is not None:
-        return outcome("fail", f"logits ~1e3 (float64, n_splits=4) give a non-finite output at {list(bad)}",
+        return outcome("fail", Ev("logits ~1e3 (float64, n_splits=4) give a non-finite output at {at}", at=list(bad)),
                        "flash-decoding-merge-unshifted")  # fmt: skip
     error = (out - exact).abs().max().item()
     if error > 1e-6 * max(1.0, exact.abs().max().item()):
-        return outcome("fail", f"logits ~1e3 (float64, n_splits=4): max error {error:.3g} against the float64 reference")
-    return outcome("pass", f"logits ~1e3 (float64, n_splits=4): finite, max error {error:.2g}")
+        return outcome("fail", Ev("logits ~1e3 (float64, n_splits=4): max error {e:.3g} against the float64 reference", e=error))
+    return outcome("pass", Ev("logits ~1e3 (float64, n_splits=4): finite, max error {e:.2g}", e=error))
 
 
 def key_shift_check(ctx: Context):
@@ -201,19 +206,20 @@ def key_shift_check(ctx: Context):
     ref_change = (truth(q, k + shift, v, torch.float32) - truth(q, k, v, torch.float32)).abs().max().item()
     allowed = 2 * ref_change + 1e-5 * max(1.0, base.abs().max().item())
     if not change <= allowed:
-        return outcome("fail", f"adding one vector to every key moved the output by {change:.3g} (allowed {allowed:.2g})")
-    return outcome("pass", f"adding one vector to every key moves the output by {change:.2g}")
+        return outcome("fail", Ev("adding one vector to every key moved the output by {change:.3g} (allowed {allowed:.2g})", change=change,
+                                  allowed=allowed))  # fmt: skip
+    return outcome("pass", Ev("adding one vector to every key moves the output by {change:.2g}", change=change))
 
 
 def varying_splits_check(ctx: Context):
     for n, (tk, n_splits) in enumerate(((37, 4), (10, 3), (50, 5))):
         q, k, v = qkv(ctx, (2, 3, 1, 8), tk, 8, 800 + n)
         out = run(ctx, q.float(), k.float(), v.float(), n_splits)
-        label = f"call {n + 1} (Tk={tk}, n_splits={n_splits})"
+        label = Ev("call {n} ({config})", n=n + 1, config=f"Tk={tk}, n_splits={n_splits}")
         result = against_truth([(label, out, truth(q, k, v, torch.float64), baseline(q, k, v, n_splits, torch.float32))])
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different Tk and n_splits in a row all match")
+    return outcome("pass", Ev("three calls with different Tk and n_splits in a row all match"))
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,12 @@ from drill.grade.layouts import SEPARATE, SEPARATE_OUT, Layout, is_linear
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
 from drill.grade.checks.module import NO_LAYOUT, Built, ModuleTask, Probe, instantiate
 from drill.grade.checks.common import large_logits_verdict, padding_mask, random_mask
+from drill.text.messages import Ev
 
 # kv heads for the head counts the inherited module checks use: MQA, and 8 over 2 for "eight-heads".
 KV_HEADS = {1: 1, 2: 1, 3: 1, 8: 2}
 GQA = (2, 5, 6, 4)  # (B, T, H, head_dim) graded with 2 kv heads: groups of 3
-ACCEPTED = (
+ACCEPTED = Ev(
     "separate Linear layers q_proj, k_proj, v_proj with o_proj or out_proj, W_q, W_k, W_v with W_o, or wq, wk, wv with wo "
     "(bias optional); q_proj and o_proj are d_model x d_model, k_proj and v_proj d_model -> n_kv_heads * head_dim"
 )
@@ -102,7 +103,7 @@ class GqaTask(ModuleTask):
         b, t, h, hd = GQA
         built = self.build(ctx, h * hd, h, n_kv=2)
         if built.layout is None:
-            return outcome("fail", f"unrecognised projection layout; accepted: {ACCEPTED}")
+            return outcome("fail", Ev("unrecognised projection layout; accepted: {accepted}", accepted=ACCEPTED))
         return outcome("pass", built.layout.describe())
 
     def grouped_check(self, ctx: Context, config, n_kv: int, offset: int):
@@ -116,9 +117,9 @@ class GqaTask(ModuleTask):
         for m in (None, mask):
             out = self.forward(ctx, built.module, x.float(), m)
             truth, same = (self.reference(built, x, m, dt) for dt in (torch.float64, torch.float32))
-            pairs.append(("output" if m is None else "masked output", out, truth, same))
+            pairs.append((Ev("output") if m is None else Ev("masked output"), out, truth, same))
         result = against_truth(pairs)
-        result.message += f" ({h} query heads, {n_kv} kv heads)"
+        result.message = Ev("{what} ({h} query heads, {kv} kv heads)", what=result.message, h=h, kv=n_kv)
         return result
 
     def large_logits_check(self, ctx: Context):

@@ -19,9 +19,11 @@ import torch
 from drill.grade.checks.compare import against_truth
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.user.wire import Params
+from drill.text.messages import Ev
 
 SHAPES = ((3, 4), (5,), (2, 2, 2))
 EPS = 1e-6
+RETURNED_TOTAL = Ev("returned total_norm")
 
 FORBIDDEN = {
     "clip_grad_norm_": "torch.nn.utils.clip_grad_norm_",
@@ -79,9 +81,10 @@ def run(ctx: Context, grads, max_norm, values=None):
         total = total.reshape(())
     elif isinstance(total, (int, float)) and not isinstance(total, bool):
         total = torch.tensor(float(total), dtype=torch.float64)
+    elif isinstance(total, torch.Tensor):
+        raise WrongShape(Ev("returned a tensor of shape {shape}, not the total norm (a 0-dim tensor or a float)", shape=list(total.shape)))
     else:
-        what = "a tensor of shape " + str(list(total.shape)) if isinstance(total, torch.Tensor) else type(total).__name__
-        raise WrongShape(f"returned {what}, not the total norm (a 0-dim tensor or a float)")
+        raise WrongShape(Ev("returned {type}, not the total norm (a 0-dim tensor or a float)", type=type(total).__name__))
     return total, [g for _, g in params.pairs]
 
 
@@ -90,11 +93,12 @@ def clip_check(ctx: Context, norm: float, max_norm: float, dtype, offset: int, s
     truth_total, truth = reference([g.double() for g in grads], max_norm)  # float64, from the inputs the user got
     same_total, same = reference(grads, max_norm)
     total, clipped = run(ctx, grads, max_norm)
-    pairs = [("returned total_norm", total.to(dtype), truth_total, same_total)]
-    pairs += [(f"parameter {i}'s clipped grad", c, t, s) for i, (c, t, s) in enumerate(zip(clipped, truth, same))]
+    pairs = [(RETURNED_TOTAL, total.to(dtype), truth_total, same_total)]
+    pairs += [(Ev("parameter {i}'s clipped grad", i=i), c, t, s) for i, (c, t, s) in enumerate(zip(clipped, truth, same))]
     result = against_truth(pairs)
-    what = f"total_norm {norm:g}, max_norm {max_norm:g}, {len(shapes)} parameters, {str(dtype)[6:]}"
-    result.message = f"{what}: {result.message}"
+    what = Ev("total_norm {norm:g}, max_norm {max_norm:g}, {n} parameters, {dtype}", norm=norm, max_norm=max_norm, n=len(shapes),
+              dtype=str(dtype)[6:])  # fmt: skip
+    result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -106,7 +110,8 @@ def drawn_check(ctx: Context):
     u = torch.rand(2, generator=ctx.generator(301), dtype=torch.float64).tolist()
     norm, max_norm = round(2 + 18 * u[0], 2), round(0.1 + 1.4 * u[1], 2)
     result = clip_check(ctx, norm, max_norm, torch.float32, 302, shapes)
-    result.message = f"grads={'+'.join(str(list(s)) for s in shapes)} (drawn from the seed): {result.message}"
+    grads = "+".join(str(list(s)) for s in shapes)
+    result.message = Ev("{label}: {what}", label=Ev("grads={grads} (drawn from the seed)", grads=grads), what=result.message)
     return result
 
 
@@ -117,9 +122,9 @@ def below_check(ctx: Context):
     for i, (before, after) in enumerate(zip(grads, clipped)):
         if not torch.equal(before, after):
             ratio = (after.double() / before.double()).flatten()[0].item()
-            return outcome("fail", f"total_norm 0.5 < max_norm 1: parameter {i}'s grad was changed (scaled by {ratio:.4g}); "
-                           "below max_norm nothing is clipped")  # fmt: skip
-    return outcome("pass", "total_norm 0.5 < max_norm 1: every grad unchanged, bit for bit")
+            return outcome("fail", Ev("total_norm 0.5 < max_norm 1: parameter {i}'s grad was changed (scaled by {ratio:.4g}); "
+                                      "below max_norm nothing is clipped", i=i, ratio=ratio))  # fmt: skip
+    return outcome("pass", Ev("total_norm 0.5 < max_norm 1: every grad unchanged, bit for bit"))
 
 
 def zero_grads_check(ctx: Context):
@@ -127,12 +132,12 @@ def zero_grads_check(ctx: Context):
     total, clipped = run(ctx, grads, 1.0)
     bad = [i for i, g in enumerate(clipped) if not torch.isfinite(g).all()]
     if bad or not torch.isfinite(total):
-        where = f"parameter {bad[0]}'s grad" if bad else "the returned total_norm"
-        return outcome("fail", f"all-zero gradients: {where} is not finite (0 / 0: max_norm / (total_norm + 1e-6) needs the 1e-6)",
-                       "clip-no-epsilon")  # fmt: skip
+        where = Ev("parameter {i}'s grad", i=bad[0]) if bad else Ev("the returned total_norm")
+        return outcome("fail", Ev("all-zero gradients: {where} is not finite (0 / 0: max_norm / (total_norm + 1e-6) needs the 1e-6)",
+                                  where=where), "clip-no-epsilon")  # fmt: skip
     if total.item() != 0 or any(g.abs().max().item() != 0 for g in clipped):
-        return outcome("fail", f"all-zero gradients: expected total_norm 0 and zero grads, got total_norm {total.item():.3g}")
-    return outcome("pass", "all-zero gradients stay zero, total_norm 0")
+        return outcome("fail", Ev("all-zero gradients: expected total_norm 0 and zero grads, got total_norm {total:.3g}", total=total.item()))
+    return outcome("pass", Ev("all-zero gradients stay zero, total_norm 0"))
 
 
 def none_grad_check(ctx: Context):
@@ -145,11 +150,11 @@ def none_grad_check(ctx: Context):
     values = [torch.zeros(2, 3, device=ctx.device) if g is None else torch.zeros_like(g) for g in grads]
     total, clipped = run(ctx, grads, 1.0, values)
     if clipped[1] is not None:
-        return outcome("fail", "a parameter whose grad was None came back with a gradient")
-    pairs = [("returned total_norm", total.float(), truth_total, same_total)]
-    pairs += [(f"parameter {i}'s clipped grad", c, t, s) for i, (c, t, s) in enumerate(zip(clipped, truth, same)) if t is not None]
+        return outcome("fail", Ev("a parameter whose grad was None came back with a gradient"))
+    pairs = [(RETURNED_TOTAL, total.float(), truth_total, same_total)]
+    pairs += [(Ev("parameter {i}'s clipped grad", i=i), c, t, s) for i, (c, t, s) in enumerate(zip(clipped, truth, same)) if t is not None]
     result = against_truth(pairs)
-    result.message = f"a parameter with grad None in the list: {result.message}"
+    result.message = Ev("{label}: {what}", label=Ev("a parameter with grad None in the list"), what=result.message)
     return result
 
 
@@ -161,8 +166,8 @@ def values_check(ctx: Context):
     run(ctx, grads, 1.0, values)
     changed = [i for i, (v, b) in enumerate(zip(values, before)) if not torch.equal(v, b)]
     if changed:
-        return outcome("fail", f"the values of parameter {changed[0]} changed: clip p.grad, never p (or p.data)", "mutates-input")
-    return outcome("pass", "the parameters' values unchanged")
+        return outcome("fail", Ev("the values of parameter {i} changed: clip p.grad, never p (or p.data)", i=changed[0]), "mutates-input")
+    return outcome("pass", Ev("the parameters' values unchanged"))
 
 
 @dataclass(frozen=True)
@@ -195,7 +200,7 @@ HYPOTHESES = (
 class GradClipTask:
     name = "grad_clip"
     forbidden = FORBIDDEN
-    builtin_what = "gradient clipping"
+    builtin_what = Ev("gradient clipping")
     builtin_code = "uses-builtin-clip-grad"
 
     def checks(self, ctx: Context) -> list[CheckDef]:

@@ -20,6 +20,7 @@ import torch
 from drill.grade.checks.common import loss_probe, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 B, G, L = 2, 4, 5
 NAMES = ("logps", "old_logps", "ref_logps", "rewards", "mask")
@@ -92,8 +93,8 @@ def run(ctx: Context, inputs, grouped: bool = False, **kwargs):
     ret = ctx.call(ctx.entry, logps, old, ref, rewards, mask, **kwargs)
     loss = ret[0] if isinstance(ret, (tuple, list)) and ret else ret
     if not isinstance(loss, torch.Tensor):
-        raise WrongShape(f"returned {type(loss).__name__}, not a 0-dim loss tensor")
-    expect_shape(loss, (), "loss")
+        raise WrongShape(Ev("returned {type}, not a 0-dim loss tensor", type=type(loss).__name__))
+    expect_shape(loss, (), Ev("loss"))
     return loss
 
 
@@ -107,9 +108,11 @@ def shape_check(ctx: Context, grouped: bool, mask_as=None):
     inputs = cast(make_inputs(ctx, 1), torch.float32, mask_as)
     loss = run(ctx, inputs, grouped)
     if loss.dtype != torch.float32:
-        return outcome("fail", f"loss dtype is {loss.dtype}, the log-probs' is torch.float32")
-    what = "[B, G, L]" if grouped else "[B*G, L]"
-    return outcome("pass", f"a 0-dim loss from {what} inputs" + (f", a {str(mask_as)[6:]} 0/1 mask" if mask_as else ""))
+        return outcome("fail", Ev("loss dtype is {dtype}, the log-probs' is {expected}", dtype=str(loss.dtype), expected="torch.float32"))
+    shape = "[B, G, L]" if grouped else "[B*G, L]"
+    if mask_as:
+        return outcome("pass", Ev("a 0-dim loss from {shape} inputs, a {dtype} 0/1 mask", shape=shape, dtype=str(mask_as)[6:]))
+    return outcome("pass", Ev("a 0-dim loss from {shape} inputs", shape=shape))
 
 
 def numerical_check(ctx: Context, offset: int, dtype=torch.float32, grouped: bool = False, on_policy: bool = False,
@@ -123,11 +126,13 @@ def numerical_check(ctx: Context, offset: int, dtype=torch.float32, grouped: boo
     # a float64 loss may do part of its work in float32 (TRL's nanstd divides int64 counts, which torch does in
     # float32): judged at float32 then, with a note (checks.compare.against_truth)
     narrow = reference(*cast(sent, torch.float32), **kwargs).double() if dtype == torch.float64 else None
-    what = ", ".join(([f"{k}={v:g}" for k, v in kwargs.items()] or ["defaults"]) + (["old = logps"] if on_policy else [])
-                     + (["[B, G, L]"] if grouped else []) + ([f"a {str(mask_as)[6:]} 0/1 mask"] if mask_as else []) + [str(dtype)[6:]])  # fmt: skip
-    result = against_truth([(f"loss ({what})", run(ctx, sent, grouped, **kwargs), truth, same, narrow)])
+    parts = [Ev("{code}", code=", ".join(f"{k}={v:g}" for k, v in kwargs.items())) if kwargs else Ev("defaults")]
+    parts += ([Ev("{code}", code="old = logps")] if on_policy else []) + ([Ev("{code}", code="[B, G, L]")] if grouped else [])
+    parts += ([Ev("a {dtype} 0/1 mask", dtype=str(mask_as)[6:])] if mask_as else []) + [str(dtype)[6:]]
+    what = Ev.seq(parts, ", ")
+    result = against_truth([(Ev("loss ({what})", what=what), run(ctx, sent, grouped, **kwargs), truth, same, narrow)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -138,14 +143,14 @@ def gradient_check(ctx: Context, offset: int = 0, size=(B, G, L), **kwargs):
     loss = run(ctx, (leaf, *cast(inputs, torch.float32)[1:]), **kwargs)
     ctx.call(lambda: (loss * 1.7).backward(), watch=False)
     if leaf.grad is None:
-        return outcome("fail", "no gradient reaches logps (is the loss detached?)")
+        return outcome("fail", Ev("no gradient reaches logps (is the loss detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         sent = cast(cast(inputs, torch.float32), precision)
         ref_leaf = sent[0].clone().requires_grad_()
         (reference(ref_leaf, *sent[1:], **kwargs) * 1.7).backward()
         grads.append(ref_leaf.grad)
-    return against_truth([("d loss / d logps", leaf.grad, *grads)])
+    return against_truth([(Ev("{code}", code="d loss / d logps"), leaf.grad, *grads)])
 
 
 def drawn_check(ctx: Context, check):
@@ -156,7 +161,8 @@ def drawn_check(ctx: Context, check):
     kwargs = {"clip_eps": clip / 100, "beta": beta / 100}
     result = check(ctx, 9, size=size, **kwargs)
     given = "" if check is numerical_check else f", clip_eps={kwargs['clip_eps']:g}, beta={kwargs['beta']:g}"  # its message has them
-    result.message = f"a configuration drawn from the seed (B={size[0]}, G={size[1]}, L={size[2]}{given}): {result.message}"
+    label = Ev("a configuration drawn from the seed ({config})", config=f"B={size[0]}, G={size[1]}, L={size[2]}{given}")
+    result.message = Ev("{label}: {what}", label=label, what=result.message)
     return result
 
 
@@ -169,19 +175,19 @@ def padding_check(ctx: Context):
     ctx.call(lambda: base.backward(), watch=False)
     padded = (~mask).nonzero().tolist()
     if not padded:
-        return outcome("skip", "no padding drawn")
+        return outcome("skip", Ev("no padding drawn"))
     gen = ctx.generator(301)
     moved = [t.clone() for t in (logps, old, ref)]
     for t in moved:
         t[~mask] += 3 * ctx.randn(int((~mask).sum()), gen=gen, dtype=torch.float64)
     change = (run(ctx, (*moved, rewards, mask)) - base).abs().item()
     if change > 1e-12 * max(1.0, abs(base.item())):
-        return outcome("fail", f"changing the log-probs at the {len(padded)} padded positions moved the loss by {change:.3g}: "
-                       "padding must not reach the loss", "grpo-padding-in-mean")  # fmt: skip
+        return outcome("fail", Ev("changing the log-probs at the {n} padded positions moved the loss by {change:.3g}: "
+                                  "padding must not reach the loss", n=len(padded), change=change), "grpo-padding-in-mean")  # fmt: skip
     if leaf.grad is not None and leaf.grad[~mask].abs().max().item() != 0:
         r, c = padded[int(leaf.grad[~mask].abs().argmax())]
-        return outcome("fail", f"the padded position [{r}, {c}] gets a non-zero gradient", "grpo-padding-in-mean")
-    return outcome("pass", f"the {len(padded)} padded positions never reach the loss or its gradient (float64)")
+        return outcome("fail", Ev("the padded position [{r}, {c}] gets a non-zero gradient", r=r, c=c), "grpo-padding-in-mean")
+    return outcome("pass", Ev("the {n} padded positions never reach the loss or its gradient (float64)", n=len(padded)))
 
 
 def equal_rewards_check(ctx: Context):
@@ -190,16 +196,16 @@ def equal_rewards_check(ctx: Context):
     truth, same = reference(*cast(inputs, torch.float64)), reference(*inputs)
     loss = run(ctx, inputs)
     if first_nonfinite(loss, truth) is not None:
-        return outcome("fail", f"a group with equal rewards gives a loss of {loss.item()}: std is 0 there, (r - mean) / (std + 1e-4) "
-                       "needs the 1e-4")  # fmt: skip
-    return against_truth([("loss with one group of equal rewards (float32)", loss, truth, same)])
+        return outcome("fail", Ev("a group with equal rewards gives a loss of {loss}: std is 0 there, (r - mean) / (std + 1e-4) "
+                                  "needs the 1e-4", loss=loss.item()))  # fmt: skip
+    return against_truth([(Ev("loss with one group of equal rewards (float32)"), loss, truth, same)])
 
 
 def large_ratio_check(ctx: Context):
     """float32 log-ratios of a few units either way: exp(ref - logp) up to e^8, ratios clipped hard."""
     inputs = cast(make_inputs(ctx, 410, spread=3.0), torch.float32)
     truth, same = reference(*cast(inputs, torch.float64)), reference(*inputs)
-    return against_truth([("loss at log-ratios of a few units (float32)", run(ctx, inputs), truth, same)])
+    return against_truth([(Ev("loss at log-ratios of a few units (float32)"), run(ctx, inputs), truth, same)])
 
 
 def no_mutation_check(ctx: Context):
@@ -208,8 +214,8 @@ def no_mutation_check(ctx: Context):
     run(ctx, inputs)
     changed = [n for n, t, b in zip(NAMES, inputs, before) if not torch.equal(t, b)]
     if changed:
-        return outcome("fail", f"modified in place: {', '.join(changed)}", "mutates-input")
-    return outcome("pass", f"{', '.join(NAMES)} unchanged")
+        return outcome("fail", Ev("modified in place: {names}", names=", ".join(changed)), "mutates-input")
+    return outcome("pass", Ev("{names} unchanged", names=", ".join(NAMES)))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from drill.grade.checks.common import dtype_id, loss_probe, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 ENTRY_GSPO = "gspo_loss"
 GSPO_CHECKS = frozenset({"gspo.shape", "gspo.eps-0.2", "gspo.eps-3e-4", "gspo.int-mask", "gspo.drawn", "gspo.float64",
@@ -90,7 +91,7 @@ def group(ctx: Context, offset: int, g: int, length: int, spread: float = 0.3, e
 def gspo_handle(ctx: Context):
     handle = ctx.user.entry(ENTRY_GSPO)
     if handle is None:
-        raise UserCodeError("the file does not define gspo_loss(logp, old_logp, advantages, mask, eps)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define gspo_loss(logp, old_logp, advantages, mask, eps)"), "not-implemented")
     return handle
 
 
@@ -98,8 +99,8 @@ def run(ctx: Context, which: str, logp, old, adv, mask, **kwargs):
     target = ctx.entry if which == "dapo" else gspo_handle(ctx)
     loss = ctx.call(target, logp, old, adv, mask, **kwargs)
     if not isinstance(loss, torch.Tensor):
-        raise WrongShape(f"{which}_loss returned {type(loss).__name__}, not a 0-dim loss tensor")
-    expect_shape(loss, (), f"{which}_loss's loss")
+        raise WrongShape(Ev("{which}_loss returned {type}, not a 0-dim loss tensor", which=which, type=type(loss).__name__))
+    expect_shape(loss, (), Ev("{which}_loss's loss", which=which))
     return loss
 
 
@@ -111,13 +112,15 @@ def loss_check(ctx: Context, which: str, offset: int, dims, dtype=torch.float32,
     sent = [x.to(dtype) for x in (logp, old, adv)]
     same = ref(*sent, mask, **kwargs)
     loss = run(ctx, which, *sent, mask if mask_as is None else mask.to(mask_as), **kwargs)
-    what = f"{which}_loss, [G, T] = {list(dims)}" + "".join(f", {k}={v:g}" for k, v in kwargs.items())
-    what += (f", mask.dtype={str(mask_as)[6:]}" if mask_as else "") + (f", log_ratio_scale={spread:g}" if spread != 0.3 else "") + f", {str(dtype)[6:]}"
+    call = f"{which}_loss, [G, T] = {list(dims)}" + "".join(f", {k}={v:g}" for k, v in kwargs.items())  # the call, as code
+    call += (f", mask.dtype={str(mask_as)[6:]}" if mask_as else "") + (f", log_ratio_scale={spread:g}" if spread != 0.3 else "")
+    what = Ev("{call}, {dtype}", call=call, dtype=str(dtype)[6:])
     if loss.dtype != dtype:
-        return outcome("fail", f"{what}: loss dtype is {loss.dtype}, the log-probs' is {dtype}")
-    result = against_truth([(f"loss ({what})", loss, truth, same)])
+        return outcome("fail", Ev("{what}: loss dtype is {dtype}, the log-probs' is {expected}", what=what, dtype=str(loss.dtype),
+                                  expected=str(dtype)))  # fmt: skip
+    result = against_truth([(Ev("loss ({what})", what=what), loss, truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -128,17 +131,19 @@ def gradient_check(ctx: Context, which: str, **kwargs):
     loss = run(ctx, which, *leaves, mask, **kwargs)
     ctx.call(lambda: (loss * 1.7).backward(), watch=False)
     if leaves[0].grad is None:
-        return outcome("fail", f"no gradient of {which}_loss reaches logp (is the loss detached?)")
+        return outcome("fail", Ev("no gradient of {which}_loss reaches logp (is the loss detached?)", which=which))
     leaked = [n for n, x in zip(("old_logp", "advantages"), leaves[1:]) if x.grad is not None and x.grad.abs().max().item() != 0]
     if leaked:
-        return outcome("fail", f"{which}_loss sends a gradient into {' and '.join(leaked)}: rollout constants, detach them")
+        named = [Ev("{code}", code=n) for n in leaked]
+        leaked = Ev("{a} and {b}", a=named[0], b=named[1]) if len(named) == 2 else named[0]
+        return outcome("fail", Ev("{which}_loss sends a gradient into {names}: rollout constants, detach them", which=which, names=leaked))
     ref = dapo_reference if which == "dapo" else gspo_reference
     grads = []
     for precision in (torch.float64, torch.float32):
         leaf = logp.float().to(precision).requires_grad_()
         (ref(leaf, old.float().to(precision), adv.float().to(precision), mask, **kwargs) * 1.7).backward()
         grads.append(leaf.grad)
-    return against_truth([(f"d {which}_loss / d logp", leaves[0].grad, *grads)])
+    return against_truth([(Ev("d {which}_loss / d logp", which=which), leaves[0].grad, *grads)])
 
 
 def padding_check(ctx: Context, which: str, **kwargs):
@@ -154,10 +159,11 @@ def padding_check(ctx: Context, which: str, **kwargs):
     change = (run(ctx, which, *moved, adv, mask, **kwargs) - base).abs().item()
     code = "dapo-padding-in-mean" if which == "dapo" else "gspo-padding-in-ratio"
     if change > 1e-12 * max(1.0, abs(base.item())):
-        return outcome("fail", f"{which}_loss: changing the {int(pad.sum())} padded positions moved the loss by {change:.3g}", code)
+        return outcome("fail", Ev("{which}_loss: changing the {n} padded positions moved the loss by {change:.3g}", which=which,
+                                  n=int(pad.sum()), change=change), code)  # fmt: skip
     if leaf.grad is not None and leaf.grad[pad].abs().max().item() != 0:
-        return outcome("fail", f"{which}_loss: a padded position gets a non-zero gradient", code)
-    return outcome("pass", f"{which}_loss: the {int(pad.sum())} padded positions never reach the loss or its gradient (float64)")
+        return outcome("fail", Ev("{which}_loss: a padded position gets a non-zero gradient", which=which), code)
+    return outcome("pass", Ev("{which}_loss: the {n} padded positions never reach the loss or its gradient (float64)", which=which, n=int(pad.sum())))
 
 
 def no_mutation_check(ctx: Context):
@@ -167,8 +173,8 @@ def no_mutation_check(ctx: Context):
     run(ctx, "gspo", *inputs, eps=0.2)
     changed = [n for n, x, b in zip(("logp", "old_logp", "advantages", "mask"), inputs, before) if not torch.equal(x, b)]
     if changed:
-        return outcome("fail", f"modified in place: {', '.join(changed)}", "mutates-input")
-    return outcome("pass", "logp, old_logp, advantages, mask unchanged by either loss")
+        return outcome("fail", Ev("modified in place: {names}", names=", ".join(changed)), "mutates-input")
+    return outcome("pass", Ev("logp, old_logp, advantages, mask unchanged by either loss"))
 
 
 @dataclass(frozen=True)

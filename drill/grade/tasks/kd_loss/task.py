@@ -20,8 +20,10 @@ from drill.grade.checks.common import dtype_id, loss_probe, no_mutation_check, u
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 B, T, V = 2, 5, 11
+LOSS = Ev("loss")
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,8 @@ def make_inputs(ctx: Context, offset: int, shape=(B, T, V), masked: bool = True,
 def run(ctx: Context, student, teacher, mask, **kwargs):
     if mask is not None:
         kwargs["mask"] = mask
-    out = tensor_result(ctx.call(ctx.entry, student, teacher, **kwargs), "loss")
-    expect_shape(out, (), "loss")
+    out = tensor_result(ctx.call(ctx.entry, student, teacher, **kwargs), LOSS)
+    expect_shape(out, (), LOSS)
     return out
 
 
@@ -75,19 +77,21 @@ def shape_check(ctx: Context, shape, masked: bool):
     student, teacher, mask = make_inputs(ctx, 1, shape, masked, dtype=torch.float32)
     out = run(ctx, student, teacher, mask, temperature=2.0)
     if out.dtype != student.dtype:
-        return outcome("fail", f"loss dtype is {out.dtype}, the logits' is {student.dtype}")
-    return outcome("pass", f"a 0-dim loss from logits {list(shape)}" + (" and a mask" if masked else ""))
+        return outcome("fail", Ev("loss dtype is {dtype}, the logits' is {expected}", dtype=str(out.dtype), expected=str(student.dtype)))
+    if masked:
+        return outcome("pass", Ev("a 0-dim loss from logits {shape} and a mask", shape=list(shape)))
+    return outcome("pass", Ev("a 0-dim loss from logits {shape}", shape=list(shape)))
 
 
 def numerical_check(ctx: Context, offset: int, shape=(B, T, V), masked: bool = True, dtype=torch.float32, **kwargs):
     student, teacher, mask = make_inputs(ctx, 100 + offset, shape, masked)
     truth = reference(student, teacher, mask=mask, **kwargs)
     same = reference(student.to(dtype), teacher.to(dtype), mask=mask, **kwargs)
-    what = ", ".join([f"logits {list(shape)}"] + [f"{k}={v}" for k, v in kwargs.items()] + (["a mask"] if masked else [])
-                     + [str(dtype)[6:]])  # fmt: skip
-    result = against_truth([(f"loss ({what})", run(ctx, student.to(dtype), teacher.to(dtype), mask, **kwargs), truth, same)])
+    settings = [Ev("{name}={value}", name=k, value=v) for k, v in kwargs.items()]
+    what = Ev.seq([Ev("logits {shape}", shape=list(shape)), *settings, *([Ev("a mask")] if masked else []), str(dtype)[6:]], ", ")
+    result = against_truth([(Ev("loss ({what})", what=what), run(ctx, student.to(dtype), teacher.to(dtype), mask, **kwargs), truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -98,13 +102,13 @@ def gradient_check(ctx: Context, reverse: bool):
     loss = run(ctx, leaf, teacher.float(), mask, temperature=2.0, reverse=reverse)
     ctx.call(lambda: (loss * 1.7).backward(), watch=False)
     if leaf.grad is None:
-        return outcome("fail", "no gradient reaches the student's logits (is the loss detached?)")
+        return outcome("fail", Ev("no gradient reaches the student's logits (is the loss detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         ref_leaf = student.float().to(precision).requires_grad_()
         (reference(ref_leaf, teacher.float().to(precision), 2.0, reverse, mask) * 1.7).backward()
         grads.append(ref_leaf.grad)
-    return against_truth([(f"d loss / d student_logits (reverse={reverse})", leaf.grad, *grads)])
+    return against_truth([(Ev("d loss / d student_logits (reverse={reverse})", reverse=reverse), leaf.grad, *grads)])
 
 
 def masked_leak_check(ctx: Context):
@@ -120,11 +124,11 @@ def masked_leak_check(ctx: Context):
     moved_t[~mask] -= 3 * ctx.randn(hidden, V, gen=gen, dtype=torch.float64)
     change = (run(ctx, moved_s, moved_t, mask, temperature=2.0) - base).abs().item()
     if change > 1e-12 * max(1.0, abs(base.item())):
-        return outcome("fail", f"changing the logits of the {hidden} masked-out tokens moved the loss by {change:.3g} (float64): "
-                       "a token the mask drops must not reach the loss", "kd-masked-tokens-in-mean")  # fmt: skip
+        return outcome("fail", Ev("changing the logits of the {n} masked-out tokens moved the loss by {change:.3g} (float64): "
+                                  "a token the mask drops must not reach the loss", n=hidden, change=change), "kd-masked-tokens-in-mean")  # fmt: skip
     if leaf.grad is not None and leaf.grad[~mask].abs().max().item() != 0:
-        return outcome("fail", "a masked-out token's logits get a non-zero gradient", "kd-masked-tokens-in-mean")
-    return outcome("pass", f"the {hidden} masked-out tokens never reach the loss or its gradient (float64)")
+        return outcome("fail", Ev("a masked-out token's logits get a non-zero gradient"), "kd-masked-tokens-in-mean")
+    return outcome("pass", Ev("the {n} masked-out tokens never reach the loss or its gradient (float64)", n=hidden))
 
 
 def large_logits_check(ctx: Context):
@@ -135,9 +139,10 @@ def large_logits_check(ctx: Context):
     same = reference(student.float(), teacher.float(), mask=mask)
     out = run(ctx, student.float(), teacher.float(), mask)
     if first_nonfinite(out, truth) is not None:
-        return outcome("fail", f"logits of a few hundred (float32) give a loss of {out.item()}, expected {truth.item():.6g}: "
-                       "log(softmax(x)) is log(0) for the unlikely tokens", "kd-unstable-log-softmax")  # fmt: skip
-    return against_truth([("loss at logits of a few hundred (float32)", out, truth, same)])
+        return outcome("fail", Ev("logits of a few hundred (float32) give a loss of {got}, expected {expected:.6g}: "
+                                  "log(softmax(x)) is log(0) for the unlikely tokens", got=out.item(), expected=truth.item()),
+                       "kd-unstable-log-softmax")  # fmt: skip
+    return against_truth([(Ev("loss at logits of a few hundred (float32)"), out, truth, same)])
 
 
 @dataclass(frozen=True)

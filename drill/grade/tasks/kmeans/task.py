@@ -20,6 +20,7 @@ import torch
 from drill.grade.checks.common import dtype_id, no_mutation_check
 from drill.grade.checks.compare import against_truth
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 N, D, K = 40, 3, 4
 
@@ -98,34 +99,37 @@ def empty_start(ctx: Context, offset: int):
 def run(ctx: Context, x, k, iters, init_idx):
     ret = ctx.call(ctx.entry, x, k, iters, init_idx)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(t, torch.Tensor) for t in ret)):
-        raise WrongShape(f"returned {type(ret).__name__}, not (centroids, assignments), two tensors")
+        raise WrongShape(Ev("returned {type}, not (centroids, assignments), two tensors", type=type(ret).__name__))
     centroids, assignments = ret
     if tuple(centroids.shape) != (k, x.shape[1]):
-        raise WrongShape(f"centroids has shape {list(centroids.shape)}, expected {[k, x.shape[1]]}")
+        raise WrongShape(Ev("centroids has shape {shape}, expected {expected}", shape=list(centroids.shape), expected=[k, x.shape[1]]))
     if tuple(assignments.shape) != (x.shape[0],):
-        raise WrongShape(f"assignments has shape {list(assignments.shape)}, expected {[x.shape[0]]}")
+        raise WrongShape(Ev("assignments has shape {shape}, expected {expected}", shape=list(assignments.shape), expected=[x.shape[0]]))
     if assignments.is_floating_point() or assignments.dtype == torch.bool:
-        raise WrongShape(f"assignments has dtype {assignments.dtype}, expected an integer dtype (cluster ids)")
+        raise WrongShape(Ev("assignments has dtype {dtype}, expected an integer dtype (cluster ids)", dtype=str(assignments.dtype)))
     return centroids, assignments
 
 
-def compare(ctx: Context, label: str, x, k, iters, init_idx, dtype):
+def compare(ctx: Context, label: Ev, x, k, iters, init_idx, dtype):
     truth_c, truth_a = reference(x, k, iters, init_idx)
     same_c, _ = reference(x.to(dtype), k, iters, init_idx)
     centroids, assignments = run(ctx, x.to(dtype).to(ctx.device), k, iters, init_idx.to(ctx.device))
     wrong = (assignments.cpu().long() != truth_a).nonzero().reshape(-1)
     if len(wrong):
         i = int(wrong[0])
-        return outcome("fail", f"{label}: {len(wrong)} of {len(truth_a)} points assigned differently, point {i} to "
-                       f"{int(assignments[i])} instead of {int(truth_a[i])}")  # fmt: skip
+        return outcome("fail", Ev("{label}: {n} of {total} points assigned differently, point {i} to {got} instead of {expected}",
+                                  label=label, n=len(wrong), total=len(truth_a), i=i, got=int(assignments[i]), expected=int(truth_a[i])))  # fmt: skip
     if not torch.isfinite(centroids).all():
         j = int((~torch.isfinite(centroids)).any(-1).nonzero()[0])
         code = ("kmeans-empty-cluster",) if not (assignments.cpu().long() == j).any() else ()
-        return outcome("fail", f"{label}: centroid {j} is {centroids[j].tolist()}, expected {truth_c[j].tolist()}"
-                       + (": its cluster is empty, and an empty cluster keeps its centroid" if code else ""), *code)  # fmt: skip
-    result = against_truth([(f"centroids ({label})", centroids.cpu(), truth_c, same_c)])
+        got, expected = centroids[j].tolist(), truth_c[j].tolist()
+        if code:
+            return outcome("fail", Ev("{label}: centroid {j} is {got}, expected {expected}: its cluster is empty, and an empty cluster "
+                                      "keeps its centroid", label=label, j=j, got=got, expected=expected), *code)  # fmt: skip
+        return outcome("fail", Ev("{label}: centroid {j} is {got}, expected {expected}", label=label, j=j, got=got, expected=expected))
+    result = against_truth([(Ev("centroids ({label})", label=label), centroids.cpu(), truth_c, same_c)])
     if result.status == "pass":
-        result.message = f"{label}: every assignment exact, centroids {result.message}"
+        result.message = Ev("{label}: every assignment exact, centroids {what}", label=label, what=result.message)
     return result
 
 
@@ -133,23 +137,24 @@ def shape_check(ctx: Context):
     x, init = blobs(ctx, 1)
     centroids, _ = run(ctx, x.float().to(ctx.device), K, 10, init.to(ctx.device))
     if centroids.dtype != torch.float32:
-        return outcome("fail", f"centroids dtype is {centroids.dtype}, the points' is torch.float32")
-    return outcome("pass", f"centroids [{K}, {D}] and assignments [{N}] from {N} points")
+        return outcome("fail", Ev("centroids dtype is {dtype}, the points' is torch.float32", dtype=str(centroids.dtype)))
+    return outcome("pass", Ev("centroids [{k}, {d}] and assignments [{n}] from {n} points", k=K, d=D, n=N))
 
 
 def blob_check(ctx: Context, offset: int, iters: int, n=N, d=D, k=K, dtype=torch.float32):
     x, init = blobs(ctx, 100 + offset, n, d, k)
-    return compare(ctx, f"N={n}, D={d}, k={k}, iters={iters}, {str(dtype)[6:]}", x, k, iters, init, dtype)
+    return compare(ctx, Ev("N={n}, D={d}, k={k}, iters={iters}, {dtype}", n=n, d=d, k=k, iters=iters, dtype=str(dtype)[6:]), x, k, iters, init, dtype)
 
 
 def tie_check(ctx: Context):
     x, init = grid(ctx, 200)
-    return compare(ctx, "integer grid, points exactly halfway between two centroids, iters=5", x, 3, 5, init, torch.float32)
+    return compare(ctx, Ev("integer grid, points exactly halfway between two centroids, iters=5"), x, 3, 5, init, torch.float32)
 
 
 def empty_check(ctx: Context):
     x, init = empty_start(ctx, 300)
-    return compare(ctx, "a start whose third centroid duplicates the first (its cluster stays empty), iters=10", x, 3, 10, init, torch.float32)
+    label = Ev("a start whose third centroid duplicates the first (its cluster stays empty), iters=10")
+    return compare(ctx, label, x, 3, 10, init, torch.float32)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from drill.grade.checks.drawn_heads import drawn_heads_message
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
 from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
+from drill.text.messages import Ev
 
 DECODE_CASES = (
     ("numerical.decode-one-token-at-a-time", (1,) * 7),
@@ -97,9 +98,9 @@ class KVCacheTask(ModuleTask):
         for n in sizes:
             ret = ctx.call(module, x[:, start : start + n].contiguous(), cache)
             if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and isinstance(ret[0], torch.Tensor)):
-                raise WrongShape(f"forward(x, cache) returned {type(ret).__name__}, not (out, cache)")
+                raise WrongShape(Ev("forward(x, cache) returned {type}, not (out, cache)", type=type(ret).__name__))
             out, cache = ret
-            expect_shape(out, (x.shape[0], n, x.shape[2]), f"output of a {n}-token step")
+            expect_shape(out, (x.shape[0], n, x.shape[2]), Ev("output of a {n}-token step", n=n))
             outs.append(out)
             start += n
         return torch.cat(outs, dim=1)
@@ -115,8 +116,14 @@ class KVCacheTask(ModuleTask):
         x, _ = self.inputs(ctx, (b, sum(sizes), h, hd), 1200 + offset, torch.float64)
         out = self.decode(ctx, built.module, x.float(), sizes)
         truth, same = (self.reference(built, x, None, dtype) for dtype in (torch.float64, torch.float32))
-        how = "one token at a time" if set(sizes) == {1} else f"in chunks of {' then '.join(map(str, sizes))} tokens"
-        result = against_truth([(f"outputs decoded {how}", out, truth, same)])
+        if set(sizes) == {1}:
+            label = Ev("outputs decoded one token at a time")
+        else:
+            chunks = Ev("{name}", name=sizes[-1])
+            for n in reversed(sizes[:-1]):
+                chunks = Ev("{n} then {rest}", n=n, rest=chunks)
+            label = Ev("outputs decoded in chunks of {sizes} tokens", sizes=chunks)
+        result = against_truth([(label, out, truth, same)])
         if batch_heads != (BASE[0], *BASE[2:]):
             result.message = drawn_heads_message(result.message, b, h, hd)
         return result
@@ -134,8 +141,8 @@ class KVCacheTask(ModuleTask):
             leaks += [(i, j) for i in range(3, j) if change[i] > LEAK_THRESHOLD]
         if leaks:
             i, j = min(leaks)
-            return outcome("fail", f"in a chunk after 3 cached tokens, position {i} changes when position {j} changes")
-        return outcome("pass", "inside a 4-token chunk after 3 cached tokens, no position sees a later one")
+            return outcome("fail", Ev("in a chunk after 3 cached tokens, position {i} changes when position {j} changes", i=i, j=j))
+        return outcome("pass", Ev("inside a 4-token chunk after 3 cached tokens, no position sees a later one"))
 
     def fresh_sequence_check(self, ctx: Context):
         """A call with cache=None starts a new sequence: what an earlier sequence left must not reach it."""
@@ -146,10 +153,10 @@ class KVCacheTask(ModuleTask):
         after = self.decode(ctx, built.module, second, (2, 1, 1))
         drift = (after.detach() - alone.detach()).abs().nan_to_num(nan=float("inf")).max().item()
         if drift > 0:
-            return outcome("fail", f"a second sequence (cache=None) decoded on the same module differs by {drift:.3g} "
-                                   "from the same sequence on a fresh module: state kept from the first sequence",
+            return outcome("fail", Ev("a second sequence (cache=None) decoded on the same module differs by {d:.3g} "
+                                      "from the same sequence on a fresh module: state kept from the first sequence", d=drift),
                            "kv-cache-stale-state")  # fmt: skip
-        return outcome("pass", "a new sequence (cache=None) on a used module equals it on a fresh one")
+        return outcome("pass", Ev("a new sequence (cache=None) on a used module equals it on a fresh one"))
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = super().checks(ctx)

@@ -20,6 +20,7 @@ from drill.grade.checks.compare import against_truth, expect_like
 from drill.grade.checks.rows import row_independence_check, tensor_result
 from drill.grade.checks.variance import one_pass_verdict
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 D = 6  # small, so the unbiased variance (D - 1) is 20% off
 X = (2, 5, D)
@@ -78,7 +79,7 @@ def shape_check(ctx: Context, shape, non_contiguous):
     weight, bias = params(ctx, shape[-1], 2, torch.float32)
     out = run(ctx, x, weight, bias)
     problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def two_pass(x, weight, bias, eps):
@@ -100,16 +101,16 @@ def compare(ctx: Context, label, x64, weight64, bias64, dtype, eps=None):
 def numerical_check(ctx: Context, dtype, offset: int, shape=X):
     x = ctx.randn(*shape, gen=ctx.generator(100 + offset), dtype=torch.float64)
     weight, bias = params(ctx, shape[-1], 150 + offset)
-    return against_truth([compare(ctx, "output", x, weight, bias, dtype)])
+    return against_truth([compare(ctx, Ev("output"), x, weight, bias, dtype)])
 
 
 def eps_check(ctx: Context, eps: float):
     """Rows with a small variance, where eps matters: it must sit inside the square root."""
     x = 0.05 * ctx.randn(*X, gen=ctx.generator(160), dtype=torch.float64)
     weight, bias = params(ctx, D, 161)
-    result = against_truth([compare(ctx, f"eps={eps:g}, row std ~0.05", x, weight, bias, torch.float32, eps)])
+    result = against_truth([compare(ctx, Ev("eps={eps:g}, row std ~0.05", eps=eps), x, weight, bias, torch.float32, eps)])
     if result.status == "pass":
-        result.message += f" (eps={eps:g} passed as an argument)"
+        result.message = Ev("{what} (eps={eps:g} passed as an argument)", what=result.message, eps=eps)
     return result
 
 
@@ -136,8 +137,8 @@ def gradient_check(ctx: Context):
     pairs = []
     for name, leaf, truth, same in zip(("x", "weight", "bias"), leaves, grads[torch.float64], grads[torch.float32]):
         if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name}", leaf.grad, truth, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name))
+        pairs.append((Ev("d{name}", name=name), leaf.grad, truth, same))
     return against_truth(pairs)
 
 
@@ -166,7 +167,7 @@ def large_offset_check(ctx: Context):
         return both
 
     references = [(None, ref(CORRECT_LN))] + [(code, ref(v)) for code, v in HYPOTHESES]
-    return one_pass_verdict(f"rows around {OFFSET:g} with std ~1 (float32)", out, centred_out, references)
+    return one_pass_verdict(Ev("rows around {offset:g} with std ~1 (float32)", offset=OFFSET), out, centred_out, references)
 
 
 def constant_row_check(ctx: Context):
@@ -180,11 +181,13 @@ def constant_row_check(ctx: Context):
     for row in ((0, 1), (1, 3)):
         got = out[row]
         if not torch.isfinite(got).all():
-            return outcome("fail", f"a constant row {list(row)} (variance 0) gives a non-finite output: eps must keep the denominator > 0")
+            return outcome("fail", Ev("a constant row {row} (variance 0) gives a non-finite output: eps must keep the denominator > 0",
+                                      row=list(row)))  # fmt: skip
         error = (got.double() - bias).abs().max().item()
         if error > 1e-4:
-            return outcome("fail", f"a constant row {list(row)} gives {got.tolist()}, expected the bias (error {error:.3g})")
-    return outcome("pass", "rows of equal values give the bias, finite")
+            return outcome("fail", Ev("a constant row {row} gives {got}, expected the bias (error {e:.3g})",
+                                      row=list(row), got=got.tolist(), e=error))  # fmt: skip
+    return outcome("pass", Ev("rows of equal values give the bias, finite"))
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,7 @@ HYPOTHESES = (
 class LayerNormTask:
     name = "layernorm"
     forbidden = FORBIDDEN
-    builtin_what = "layer norm"
+    builtin_what = Ev("layer norm")
     builtin_code = "uses-builtin-layernorm"
 
     def checks(self, ctx: Context) -> list[CheckDef]:

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from drill.grade.checks.common import deterministic_check, dtype_id, gradient_verdict, jacobian_check, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 
 @dataclass(frozen=True)
@@ -85,13 +86,13 @@ def shape_check(ctx: Context, lead, t, d, dv, causal):
     q, k, v = qkv(ctx, lead, t, d, dv, 1, torch.float32)
     out = run(ctx, q, k, v, causal)
     problem = expect_like(out, (*lead, t, dv), q)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (causal={causal})")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape} (causal={causal})", shape=list(out.shape), causal=causal))
 
 
 def numerical_check(ctx: Context, causal: bool, dtype, offset: int):
     q, k, v = qkv(ctx, (2, 3), 12, 8, 6, 100 + offset)
     out = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), causal)
-    return versus_truth(f"output (T=12, causal={causal}, {str(dtype)[6:]})", out, q, k, v, causal, dtype)
+    return versus_truth(Ev("output (T=12, causal={causal}, {dtype})", causal=causal, dtype=str(dtype)[6:]), out, q, k, v, causal, dtype)
 
 
 def drawn_check(ctx: Context):
@@ -104,9 +105,9 @@ def drawn_check(ctx: Context):
         for causal in (False, True):
             out = run(ctx, q.float(), k.float(), v.float(), causal)
             truth, same = reference(q, k, v, causal), reference(q, k, v, causal, dtype=torch.float32)
-            pairs.append((f"output {[*lead, t, dv]} (causal={causal})", out, truth, same))
+            pairs.append((Ev("output {shape} (causal={causal})", shape=[*lead, t, dv], causal=causal), out, truth, same))
     result = against_truth(pairs)
-    result.message = f"B={b}, H={h}, T={t}, D={d}, Dv={dv} (drawn from the seed): {result.message}"
+    result.message = Ev("B={b}, H={h}, T={t}, D={d}, Dv={dv} (drawn from the seed): {what}", b=b, h=h, t=t, d=d, dv=dv, what=result.message)
     return result
 
 
@@ -115,10 +116,10 @@ def eps_check(ctx: Context):
     q, k, v = qkv(ctx, (2, 3), 9, 4, 6, 150)
     for n, (causal, eps) in enumerate(((True, 0.5), (False, 2.0))):
         out = run(ctx, q.float(), k.float(), v.float(), causal, eps)
-        result = versus_truth(f"output (eps={eps}, causal={causal})", out, q, k, v, causal, torch.float32, eps)
+        result = versus_truth(Ev("output (eps={eps}, causal={causal})", eps=eps, causal=causal), out, q, k, v, causal, torch.float32, eps)
         if result.status != "pass":
             return result
-    return outcome("pass", "eps = 0.5 (causal) and 2.0 (not) are added to the normaliser")
+    return outcome("pass", Ev("eps = 0.5 (causal) and 2.0 (not) are added to the normaliser"))
 
 
 def gradient_check(ctx: Context, dtype):
@@ -130,7 +131,7 @@ def gradient_check(ctx: Context, dtype):
         expect_shape(out, expected)
         return out
 
-    return gradient_verdict(ctx, base, dtype, user, lambda *t: reference(*t[:3], True, dtype=t[3]), label=" (T=10, causal)")
+    return gradient_verdict(ctx, base, dtype, user, lambda *t: reference(*t[:3], True, dtype=t[3]), label=Ev(" (T=10, causal)"))
 
 
 def memory_check(ctx: Context):
@@ -143,12 +144,14 @@ def memory_check(ctx: Context):
         if size >= limit:
             return outcome(
                 "fail",
-                f"causal={causal}: {op} produced a tensor of shape {list(shape)} ({size} elements), "
-                f"at least T x T = {limit} with T={t}, D={d}, Dv={dv}: that is quadratic attention",
+                Ev("causal={causal}: {op} produced a tensor of shape {shape} ({size} elements), "
+                   "at least T x T = {limit} with T={t}, D={d}, Dv={dv}: that is quadratic attention",
+                   causal=causal, op=op, shape=list(shape), size=size, limit=limit, t=t, d=d, dv=dv),
                 "linear-attention-quadratic",
             )
         peaks.append(size)
-    return outcome("pass", f"T={t}, D={d}, Dv={dv}: largest tensor {max(peaks)} elements (< {limit} = T x T)")
+    return outcome("pass", Ev("T={t}, D={d}, Dv={dv}: largest tensor {size} elements (< {limit} = T x T)",
+                              t=t, d=d, dv=dv, size=max(peaks), limit=limit))  # fmt: skip
 
 
 def future_leak_check(ctx: Context):
@@ -162,8 +165,8 @@ def future_leak_check(ctx: Context):
         early = moved(run(ctx, q, k2, v2, True), base).amax(dim=(0, 1))[:j]
         if (early > LEAK_THRESHOLD).any():
             i = int((early > LEAK_THRESHOLD).nonzero()[0])
-            return outcome("fail", f"causal=True: position {i} changes when future key/value {j} changes")
-    return outcome("pass", "causal=True (float64): perturbing future keys and values never moves earlier outputs")
+            return outcome("fail", Ev("causal=True: position {i} changes when future key/value {j} changes", i=i, j=j))
+    return outcome("pass", Ev("causal=True (float64): perturbing future keys and values never moves earlier outputs"))
 
 
 def linear_jacobian_check(ctx: Context):
@@ -177,17 +180,19 @@ def large_inputs_check(ctx: Context):
     pairs = []
     for causal in (False, True):
         out = run(ctx, q.float(), k.float(), v.float(), causal)
-        pairs.append((f"inputs x30 (causal={causal})", out, reference(q, k, v, causal), reference(q, k, v, causal, dtype=torch.float32)))
+        label = Ev("inputs x30 (causal={causal})", causal=causal)
+        pairs.append((label, out, reference(q, k, v, causal), reference(q, k, v, causal, dtype=torch.float32)))
     return against_truth(pairs)
 
 
 def varying_check(ctx: Context):
     for n, (t, causal) in enumerate(((12, True), (5, False), (9, True))):
         q, k, v = qkv(ctx, (2, 3), t, 8, 6, 700 + n, torch.float32)
-        result = versus_truth(f"call {n + 1} (T={t}, causal={causal})", run(ctx, q, k, v, causal), q, k, v, causal, torch.float32)
+        label = Ev("call {n} (T={t}, causal={causal})", n=n + 1, t=t, causal=causal)
+        result = versus_truth(label, run(ctx, q, k, v, causal), q, k, v, causal, torch.float32)
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different T and causal in a row all match")
+    return outcome("pass", Ev("three calls with different T and causal in a row all match"))
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from drill.grade.checks.common import deterministic_check, dtype_id, gradient_ve
 from drill.grade.checks.compare import against_truth, expect_like, unpack
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.layouts import is_linear, submodule
+from drill.text.messages import Ev
 
 BASE = (2, 6, 4, 2, 4)  # B, T, heads, kv heads, head_dim: d_model 16, ffn_dim 24
 FFN_EXTRA = 8
@@ -32,9 +33,10 @@ NAMES = (
     dict(ln1="attention_norm", q="attention.wq", k="attention.wk", v="attention.wv", o="attention.wo",
          ln2="ffn_norm", gate="feed_forward.w1", up="feed_forward.w3", down="feed_forward.w2"),
 )  # fmt: skip
-ACCEPTED = ("Hugging Face's LlamaDecoderLayer names (" + ", ".join(NAMES[0].values()) + ") or Meta's (" + ", ".join(NAMES[1].values())
-            + "): RMSNorm weights of size d_model, bias-free Linear layers; on the block or on one submodule of it")  # fmt: skip
-NO_LAYOUT = "skipped: no reference without a recognised layout"
+ACCEPTED = Ev("Hugging Face's LlamaDecoderLayer names ({hf}) or Meta's ({meta}): RMSNorm weights of size d_model, bias-free "
+              "Linear layers; on the block or on one submodule of it",
+              hf=", ".join(NAMES[0].values()), meta=", ".join(NAMES[1].values()))  # fmt: skip
+NO_LAYOUT = Ev("skipped: no reference without a recognised layout")
 PARAM_ENTRY = "llama_param_count"
 LLAMA2_7B = dict(vocab=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=32, ffn_dim=11008, tied=False)
 LLAMA3_8B = dict(vocab=128256, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8, ffn_dim=14336, tied=False)
@@ -146,7 +148,7 @@ def reference(built: Built, x, dtype, variant: LlamaVariant = CORRECT_BLOCK, ste
         q, k = rope(q, cos, sin, variant.rope), rope(k, cos, sin, variant.rope)
         if variant.rope_on_v:
             v = rope(v, cos, sin, variant.rope)
-        note(("q after RoPE", q)), note(("k after RoPE", k))
+        note(("q after RoPE", q)), note(("k after RoPE", k))  # shown as is: trace keys, named in intermediates.py
         if variant.repeat == "interleave":
             k, v = k.repeat_interleave(g, dim=1), v.repeat_interleave(g, dim=1)
         else:
@@ -157,7 +159,7 @@ def reference(built: Built, x, dtype, variant: LlamaVariant = CORRECT_BLOCK, ste
         masked = scaled.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf")) if variant.causal else scaled
         weights = torch.softmax(masked, dim=-1)
         out = (weights @ v).transpose(1, 2).reshape(b, t, h * hd)
-        for item in (("scores", scores), ("scaled", scaled), ("masked", masked), ("weights", weights), ("merged heads", out)):
+        for item in (("scores", scores), ("scaled", scaled), ("masked", masked), ("weights", weights), ("merged heads", out)):  # shown as is
             note(item)
         return F.linear(out, p["o"])
 
@@ -177,7 +179,7 @@ def reference(built: Built, x, dtype, variant: LlamaVariant = CORRECT_BLOCK, ste
             out = sublayer(normed)
             note((f"{label} output", out))
             x = skip + out
-            note((f"residual stream after {label}", x))
+            note((f"residual stream after {label}", x))  # shown as is
     return x
 
 
@@ -192,11 +194,13 @@ def inputs(ctx: Context, b: int, t: int, d: int, offset: int, dtype=torch.float6
 def layout_check(ctx: Context):
     built = build(ctx, BASE[2:])
     if built.names is None:
-        return outcome("fail", f"unrecognised LlamaBlock layout; accepted: {ACCEPTED}")
+        return outcome("fail", Ev("unrecognised LlamaBlock layout; accepted: {accepted}", accepted=ACCEPTED))
     biased = [n for role, n in built.names.items() if role not in ("ln1", "ln2") and submodule(built.module, n).bias is not None]
     if biased:
-        return outcome("fail", f"{', '.join(biased)} {'has a bias' if len(biased) == 1 else 'have biases'}: LLaMA's projections are bias-free")
-    return outcome("pass", ", ".join(built.names.values()))
+        if len(biased) == 1:
+            return outcome("fail", Ev("{names} has a bias: LLaMA's projections are bias-free", names=biased[0]))
+        return outcome("fail", Ev("{names} have biases: LLaMA's projections are bias-free", names=", ".join(biased)))
+    return outcome("pass", Ev("{code}", code=", ".join(built.names.values())))
 
 
 def shape_check(ctx: Context, config, non_contiguous: bool = False):
@@ -207,7 +211,7 @@ def shape_check(ctx: Context, config, non_contiguous: bool = False):
         x = x.transpose(0, 1).contiguous().transpose(0, 1)
     out = forward(ctx, built.module, x)
     problem = expect_like(out, x.shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def numerical_check(ctx: Context, config, offset: int, dtype=torch.float32, scale: float = 1.0):
@@ -219,7 +223,8 @@ def numerical_check(ctx: Context, config, offset: int, dtype=torch.float32, scal
     # float64 inputs are judged at float32's tolerance: Hugging Face computes RMSNorm and the RoPE table in float32 whatever the dtype
     truth, same = reference(built, x.to(dtype), torch.float64), reference(built, x, torch.float32 if dtype == torch.float64 else dtype)
     out = forward(ctx, built.module, x.to(dtype))
-    return against_truth([(f"output ({str(dtype)[6:]}, B={b} T={t} heads={h} kv_heads={kv} head_dim={hd})", out, truth, same)])
+    label = Ev("output ({dtype}, B={b} T={t} heads={h} kv_heads={kv} head_dim={hd})", dtype=str(dtype)[6:], b=b, t=t, h=h, kv=kv, hd=hd)
+    return against_truth([(label, out, truth, same)])
 
 
 def causal_check(ctx: Context):
@@ -244,7 +249,7 @@ def param_count_of(ctx: Context, entry, config: dict) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise WrongShape(f"{PARAM_ENTRY} returned {type(value).__name__}, not an int")
+        raise WrongShape(Ev("{entry} returned {type}, not an int", entry=PARAM_ENTRY, type=type(value).__name__))
     return value
 
 
@@ -271,13 +276,14 @@ PARAM_MISTAKES = {
 def param_check(ctx: Context, name: str, config: dict):
     entry = ctx.user.entry(PARAM_ENTRY)
     if entry is None:
-        return outcome("fail", f"the file defines no {PARAM_ENTRY}(vocab, d_model, n_layers, n_heads, n_kv_heads, ffn_dim, tied)")
+        return outcome("fail", Ev("the file defines no {entry}(vocab, d_model, n_layers, n_heads, n_kv_heads, ffn_dim, tied)", entry=PARAM_ENTRY))
     got, expected = param_count_of(ctx, entry, config), param_count(**config)
     if got == expected:
-        return outcome("pass", f"{name}: {expected:,} parameters, exact")
+        return outcome("pass", Ev("{name}: {expected:,} parameters, exact", name=name, expected=expected))
     codes = [code for variant, code in PARAM_MISTAKES.items() if got == param_count(**config, variant=variant)]
-    return outcome("fail", f"{name} ({', '.join(f'{k}={v}' for k, v in config.items())}): expected {expected:,}, got {got:,} "
-                   f"({got - expected:+,})", *codes[:1])  # fmt: skip
+    return outcome("fail", Ev("{name} ({config}): expected {expected:,}, got {got:,} ({diff:+,})", name=name,
+                              config=", ".join(f"{k}={v}" for k, v in config.items()), expected=expected, got=got, diff=got - expected),
+                   *codes[:1])  # fmt: skip
 
 
 def drawn_config(ctx: Context):
@@ -343,9 +349,9 @@ class LlamaBlockTask:
             CheckDef("numerical.mha", "numerical", partial(numerical_check, ctx, (2, 5, 3, 3, 4), 110)),
             CheckDef("numerical.mqa-float64", "numerical", partial(numerical_check, ctx, (2, 7, 3, 1, 6), 120, torch.float64)),
             CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, drawn_config(ctx), 130)),
-            CheckDef("numerical.llama2-7b-params", "numerical", partial(param_check, ctx, "Llama-2-7B", LLAMA2_7B)),
-            CheckDef("numerical.llama3-8b-params", "numerical", partial(param_check, ctx, "Llama-3-8B (GQA)", LLAMA3_8B)),
-            CheckDef("numerical.llama32-1b-params", "numerical", partial(param_check, ctx, "Llama-3.2-1B (tied)", LLAMA32_1B)),
+            CheckDef("numerical.llama2-7b-params", "numerical", partial(param_check, ctx, Ev("{model}", model="Llama-2-7B"), LLAMA2_7B)),
+            CheckDef("numerical.llama3-8b-params", "numerical", partial(param_check, ctx, Ev("{model} (GQA)", model="Llama-3-8B"), LLAMA3_8B)),
+            CheckDef("numerical.llama32-1b-params", "numerical", partial(param_check, ctx, Ev("{model} (tied)", model="Llama-3.2-1B"), LLAMA32_1B)),
             CheckDef("mask-leak.jacobian", "mask-leak", partial(causal_check, ctx)),
             CheckDef("gradient.x", "gradient", partial(gradient_check, ctx)),
             CheckDef("stability.large-inputs", "stability", partial(numerical_check, ctx, (2, 5, 2, 1, 8), 140, torch.float32, 30.0)),

@@ -19,15 +19,16 @@ from drill.grade.checks.compare import against_truth, expect_shape, first_nonfin
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 ENTRY_BCE = "bce_with_logits"
 LR, STEPS = 0.3, 25
 FORBIDDEN = {
     "binary_cross_entropy_with_logits": "F.binary_cross_entropy_with_logits / nn.BCEWithLogitsLoss",
     "binary_cross_entropy": "F.binary_cross_entropy / nn.BCELoss",
-    "backward": "autograd (Tensor.backward or torch.autograd.backward)",
-    "grad": "autograd (torch.autograd.grad; torch.func.grad calls it)",
-    "_make_dual": "forward-mode autograd (torch.func.jvp, torch.autograd.forward_ad)",
+    "backward": Ev("autograd (Tensor.backward or torch.autograd.backward)"),  # the rule shows it (battery.rules_check)
+    "grad": Ev("autograd (torch.autograd.grad; torch.func.grad calls it)"),  # the rule shows it (battery.rules_check)
+    "_make_dual": Ev("forward-mode autograd (torch.func.jvp, torch.autograd.forward_ad)"),  # the rule shows it (battery.rules_check)
 }
 
 
@@ -72,26 +73,26 @@ def bce_handle(ctx: Context):
         ctx.user.entry_name = name
     handle = vars(ctx)["_bce"]
     if handle is None:
-        raise UserCodeError(f"the file does not define {ENTRY_BCE}(logits, targets)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define {name}(logits, targets)", name=ENTRY_BCE), "not-implemented")
     return handle
 
 
 def run_bce(ctx: Context, logits, targets):
     out = tensor_result(ctx.call(bce_handle(ctx), logits, targets), "bce_with_logits")
-    expect_shape(out, (), "the loss")
+    expect_shape(out, (), Ev("the loss"))
     return out
 
 
 def run_fit(ctx: Context, x, y, lr=LR, steps=STEPS):
     ret = ctx.call(ctx.entry, x, y, lr, steps)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 2):
-        raise WrongShape(f"fit_logistic_regression returned {type(ret).__name__}, not (w, b)")
+        raise WrongShape(Ev("fit_logistic_regression returned {type}, not (w, b)", type=type(ret).__name__))
     w, b = ret
     if isinstance(b, (int, float)):
         b = torch.tensor(float(b), dtype=x.dtype, device=x.device)
     w, b = tensor_result(w, "w"), tensor_result(b, "b")
     if w.numel() != x.shape[1] or b.numel() != 1:
-        raise WrongShape(f"w has shape {list(w.shape)} and b {list(b.shape)}, expected [{x.shape[1]}] and a 0-dim b")
+        raise WrongShape(Ev("w has shape {w} and b {b}, expected [{d}] and a 0-dim b", w=list(w.shape), b=list(b.shape), d=x.shape[1]))
     return w.reshape(x.shape[1]), b.reshape(())
 
 
@@ -116,8 +117,8 @@ def shape_bce_check(ctx: Context, shape):
     z, t = logits_and_targets(ctx, 1, shape, dtype=torch.float32)
     out = run_bce(ctx, z, t)
     if out.dtype != z.dtype:
-        return outcome("fail", f"the loss dtype is {out.dtype}, the logits' is {z.dtype}")
-    return outcome("pass", f"a 0-dim loss from logits {list(shape)}")
+        return outcome("fail", Ev("the loss dtype is {dtype}, the logits' is {expected}", dtype=str(out.dtype), expected=str(z.dtype)))
+    return outcome("pass", Ev("a 0-dim loss from logits {shape}", shape=list(shape)))
 
 
 def shape_fit_check(ctx: Context, n: int, d: int):
@@ -125,17 +126,20 @@ def shape_fit_check(ctx: Context, n: int, d: int):
     w, b = run_fit(ctx, x, y, LR, 3)
     for name, t in (("w", w), ("b", b)):
         if t.dtype != x.dtype:
-            return outcome("fail", f"{name} dtype is {t.dtype}, x's is {x.dtype}")
-    return outcome("pass", f"w [{d}] and a 0-dim b from x [{n}, {d}]")
+            return outcome("fail", Ev("{name} dtype is {dtype}, x's is {expected}", name=name, dtype=str(t.dtype), expected=str(x.dtype)))
+    return outcome("pass", Ev("w [{d}] and a 0-dim b from x [{n}, {d}]", d=d, n=n))
 
 
 def bce_check(ctx: Context, offset: int, shape, soft: bool = False, dtype=torch.float32):
     z, t = logits_and_targets(ctx, 100 + offset, shape, soft)
     truth, same = bce_reference(z, t), bce_reference(z.to(dtype), t.to(dtype))
-    what = f"logits {list(shape)}{', soft targets' if soft else ''}, {str(dtype)[6:]}"
-    result = against_truth([(f"loss ({what})", run_bce(ctx, z.to(dtype), t.to(dtype)), truth, same)])
+    if soft:
+        what = Ev("logits {shape}, soft targets, {dtype}", shape=list(shape), dtype=str(dtype)[6:])
+    else:
+        what = Ev("logits {shape}, {dtype}", shape=list(shape), dtype=str(dtype)[6:])
+    result = against_truth([(Ev("loss ({what})", what=what), run_bce(ctx, z.to(dtype), t.to(dtype)), truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -143,10 +147,10 @@ def fit_check(ctx: Context, offset: int, n: int, d: int, lr=LR, steps=STEPS, dty
     x, y = classification(ctx, 200 + offset, n, d)
     truth, same = fit_reference(x, y, lr, steps), fit_reference(x.to(dtype), y.to(dtype), lr, steps)
     w, b = run_fit(ctx, x.to(dtype), y.to(dtype), lr, steps)
-    what = f"x [{n}, {d}], lr={lr:g}, steps={steps}, {str(dtype)[6:]}"
-    result = against_truth([(f"w ({what})", w, truth[0], same[0]), (f"b ({what})", b, truth[1], same[1])])
+    what = Ev("x [{n}, {d}], lr={lr:g}, steps={steps}, {dtype}", n=n, d=d, lr=lr, steps=steps, dtype=str(dtype)[6:])
+    result = against_truth([(Ev("w ({what})", what=what), w, truth[0], same[0]), (Ev("b ({what})", what=what), b, truth[1], same[1])])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -157,13 +161,13 @@ def gradient_check(ctx: Context):
     out = run_bce(ctx, leaf, t.float())
     ctx.call(lambda: (out * 1.7).backward(), watch=False)
     if leaf.grad is None:
-        return outcome("fail", "no gradient reaches the logits (is the loss detached?)")
+        return outcome("fail", Ev("no gradient reaches the logits (is the loss detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         ref = z.detach().clone().to(precision).requires_grad_()
         (bce_reference(ref, t.to(precision)) * 1.7).backward()
         grads.append(ref.grad)
-    return against_truth([("d loss / d logits", leaf.grad, *grads)])
+    return against_truth([(Ev("d loss / d logits"), leaf.grad, *grads)])
 
 
 def zero_feature_check(ctx: Context):
@@ -172,9 +176,9 @@ def zero_feature_check(ctx: Context):
     x[:, 2] = 0.0
     w, _ = run_fit(ctx, x, y, LR, 10)
     if w[2].item() != 0.0:
-        return outcome("fail", f"feature 2 is 0 in every sample, yet its weight moved to {w[2].item():.3g}: "
-                       "the gradient of w must be xᵀ(σ(z) - y) / N, one entry per feature")  # fmt: skip
-    return outcome("pass", "a feature that is always 0 keeps weight 0 (float64)")
+        return outcome("fail", Ev("feature 2 is 0 in every sample, yet its weight moved to {w:.3g}: "
+                                  "the gradient of w must be xᵀ(σ(z) - y) / N, one entry per feature", w=w[2].item()))  # fmt: skip
+    return outcome("pass", Ev("a feature that is always 0 keeps weight 0 (float64)"))
 
 
 def large_logits_check(ctx: Context):
@@ -186,9 +190,9 @@ def large_logits_check(ctx: Context):
     truth, same = bce_reference(z, t), bce_reference(z.float(), t.float())
     out = run_bce(ctx, z.float(), t.float())
     if first_nonfinite(out, truth) is not None:
-        return outcome("fail", f"logits of ±150 to ±450 (float32) give a loss of {out.item()}, expected {truth.item():.6g}",
+        return outcome("fail", Ev("logits of ±150 to ±450 (float32) give a loss of {got}, expected {want:.6g}", got=out.item(), want=truth.item()),
                        "logreg-unstable-bce")  # fmt: skip
-    result = against_truth([("loss at logits ±150 to ±450 (float32)", out, truth, same)])
+    result = against_truth([(Ev("loss at logits ±150 to ±450 (float32)"), out, truth, same)])
     if result.status != "pass":  # finite but wrong: unstable only when the same code is right on ordinary logits
         small, small_t = logits_and_targets(ctx, 501, (24,))
         ordinary = against_truth([("", run_bce(ctx, small.float(), small_t.float()), bce_reference(small, small_t),
@@ -233,7 +237,7 @@ HYPOTHESES = (
 class LogisticRegressionTask:
     name = "logistic_regression"
     forbidden = FORBIDDEN
-    builtin_what = "BCE or autograd"
+    builtin_what = Ev("BCE or autograd")
     builtin_code = "logreg-uses-builtin"
 
     def checks(self, ctx: Context) -> list[CheckDef]:

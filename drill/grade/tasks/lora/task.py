@@ -25,11 +25,12 @@ from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.layouts import is_linear
 from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import Handle, Linear
+from drill.text.messages import Ev
 
 IN, OUT, R, ALPHA = 6, 5, 2, 8.0  # scale alpha / r = 4, alpha alone 8
 X = (2, 3, IN)
 NAMES = (("A", "B"), ("lora_A", "lora_B"))
-NO_LAYOUT = "skipped: no reference without A and B (or lora_A and lora_B) and the base layer"
+NO_LAYOUT = Ev("skipped: no reference without A and B (or lora_A and lora_B) and the base layer")
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,11 @@ class Built:
         a, b, _ = self.names
         return (self.weight.to(dtype), None if self.bias is None else self.bias.to(dtype),
                 tensor_at(self.module, a).detach().to(dtype), tensor_at(self.module, b).detach().to(dtype))  # fmt: skip
+
+
+def both(names: list[str]) -> Ev:
+    """``a and b``: code names as each language joins them."""
+    return reduce(lambda a, b: Ev("{a} and {b}", a=a, b=Ev("{code}", code=b)), names[1:], Ev("{code}", code=names[0]))
 
 
 def tensor_at(module, path: str):
@@ -123,28 +129,30 @@ def merged(ctx: Context, built: Built):
     """The user's merged() as a shadow nn.Module (weight, bias), or WrongShape naming what came back."""
     method = ctx.user.attribute(built.module, "merged")
     if not isinstance(method, Handle):
-        raise UserCodeError("LoRALinear has no merged() method", "not-implemented")
+        raise UserCodeError(Ev("LoRALinear has no merged() method"), "not-implemented")
     layer = ctx.call(method)
     if not isinstance(layer, Handle):
-        raise WrongShape(f"merged() returned {type(layer).__name__}, not an nn.Linear")
+        raise WrongShape(Ev("merged() returned {type}, not an nn.Linear", type=type(layer).__name__))
     shadow = ctx.user.describe(layer)
     if shadow.class_name != "Linear" or not isinstance(getattr(shadow, "weight", None), torch.Tensor):
-        raise WrongShape(f"merged() returned a {shadow.class_name}, not an nn.Linear")
+        raise WrongShape(Ev("merged() returned a {type}, not an nn.Linear", type=shadow.class_name))
     return shadow
 
 
 def layout_check(ctx: Context):
     built = build(ctx, set_b=False)
     if built.names is None:
-        return outcome("fail", f"unrecognised layout: expected the base nn.Linear({IN}, {OUT}) as given and, beside it, "
-                       f"A = nn.Linear({IN}, r, bias=False) and B = nn.Linear(r, {OUT}, bias=False) (or lora_A, lora_B), or loralib's "
-                       f"lora_A = nn.Parameter [r, {IN}] and lora_B = nn.Parameter [{OUT}, r]")  # fmt: skip
+        return outcome("fail", Ev("unrecognised layout: expected the base nn.Linear({n_in}, {n_out}) as given and, beside it, "
+                                  "A = nn.Linear({n_in}, r, bias=False) and B = nn.Linear(r, {n_out}, bias=False) (or lora_A, lora_B), "
+                                  "or loralib's lora_A = nn.Parameter [r, {n_in}] and lora_B = nn.Parameter [{n_out}, r]",
+                                  n_in=IN, n_out=OUT))  # fmt: skip
     a, b, base = (n.removesuffix(".weight") for n in built.names)
     with_bias = [n for n in (a, b) if getattr(getattr(built.module, n), "bias", None) is not None]
     if with_bias:
-        return outcome("fail", f"{' and '.join(with_bias)} {'has a bias' if len(with_bias) == 1 else 'have biases'}: "
-                       "LoRA's A and B are bias-free (the base keeps its own)")  # fmt: skip
-    return outcome("pass", f"base {base}, A {a} [{R}, {IN}], B {b} [{OUT}, {R}]")
+        if len(with_bias) == 1:
+            return outcome("fail", Ev("{name} has a bias: LoRA's A and B are bias-free (the base keeps its own)", name=with_bias[0]))
+        return outcome("fail", Ev("{names} have biases: LoRA's A and B are bias-free (the base keeps its own)", names=both(with_bias)))
+    return outcome("pass", Ev("base {base}, A {a} [{r}, {n_in}], B {b} [{n_out}, {r}]", base=base, a=a, b=b, r=R, n_in=IN, n_out=OUT))
 
 
 def init_check(ctx: Context):
@@ -159,13 +167,13 @@ def init_check(ctx: Context):
     change = (out.detach() - base).abs().max().item()
     b_weight = tensor_at(built.module, built.names[1])
     if change > 1e-12 or b_weight.abs().max().item() != 0:
-        return outcome("fail", f"at init the output differs from base(x) by {change:.3g} (B's largest |weight| is "
-                       f"{b_weight.abs().max().item():.3g}): B must start at zero, so the adapter starts as the pretrained layer",
-                       "lora-b-not-zero")  # fmt: skip
+        return outcome("fail", Ev("at init the output differs from base(x) by {change:.3g} (B's largest |weight| is {largest:.3g}): "
+                                  "B must start at zero, so the adapter starts as the pretrained layer",
+                                  change=change, largest=b_weight.abs().max().item()), "lora-b-not-zero")  # fmt: skip
     if tensor_at(built.module, built.names[0]).abs().max().item() == 0:
-        return outcome("fail", "A is all zeros as well as B: then neither gets a gradient and the adapter never trains; "
-                       "initialise A randomly (peft: kaiming_uniform_(a=sqrt(5)))")  # fmt: skip
-    return outcome("pass", "at init the output is base(x) exactly (B = 0), A random (float64)")
+        return outcome("fail", Ev("A is all zeros as well as B: then neither gets a gradient and the adapter never trains; "
+                                  "initialise A randomly (peft: kaiming_uniform_(a=sqrt(5)))"))  # fmt: skip
+    return outcome("pass", Ev("at init the output is base(x) exactly (B = 0), A random (float64)"))
 
 
 def shape_check(ctx: Context, shape, r: int = R, non_contiguous: bool = False):
@@ -174,7 +182,7 @@ def shape_check(ctx: Context, shape, r: int = R, non_contiguous: bool = False):
     x = ctx.randn(shape[1], shape[0], shape[-1], gen=gen).transpose(0, 1) if non_contiguous else ctx.randn(*shape, gen=gen)
     out = forward(ctx, built.module, x)
     problem = expect_like(out, (*shape[:-1], OUT), x)
-    return outcome("fail", problem) if problem else outcome("pass", f"r = {r}: output {list(out.shape)}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("r = {r}: output {shape}", r=r, shape=list(out.shape)))
 
 
 def numerical_check(ctx: Context, dtype, offset: int, r: int = R, alpha: float = ALPHA, bias: bool = True, shape=(OUT, IN),
@@ -185,10 +193,13 @@ def numerical_check(ctx: Context, dtype, offset: int, r: int = R, alpha: float =
     x = ctx.randn(*lead, shape[1], gen=ctx.generator(100 + offset), dtype=torch.float64).to(dtype)
     truth = reference(x.double(), built.params(torch.float64), r, alpha)
     same = reference(x, built.params(dtype), r, alpha)
-    what = f"r={r}, alpha={alpha:g}{'' if bias else ', base without bias'}, {str(dtype)[6:]}"
-    result = against_truth([(f"output ({what})", forward(ctx, built.module, x), truth, same)])
+    if bias:
+        what = Ev("r={r}, alpha={alpha:g}, {dtype}", r=r, alpha=alpha, dtype=str(dtype)[6:])
+    else:
+        what = Ev("r={r}, alpha={alpha:g}, base without bias, {dtype}", r=r, alpha=alpha, dtype=str(dtype)[6:])
+    result = against_truth([(Ev("output ({what})", what=what), forward(ctx, built.module, x), truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -199,20 +210,23 @@ def merged_check(ctx: Context, bias: bool = True, shape=(OUT, IN), r: int = R, a
     layer = merged(ctx, built)
     out, in_ = shape
     if layer.weight.shape == (in_, out) and in_ != out:
-        return outcome("fail", f"the merged weight has shape [{in_}, {out}], nn.Linear's is [out, in] = [{out}, {in_}]: "
-                       "W + (alpha / r) * B.weight @ A.weight, not its transpose", "lora-merged-transposed")  # fmt: skip
-    pairs = [("merged weight", layer.weight, merged_reference(built.params(torch.float64), r, alpha),
+        return outcome("fail", Ev("the merged weight has shape [{n_in}, {n_out}], nn.Linear's is [out, in] = [{n_out}, {n_in}]: "
+                                  "W + (alpha / r) * B.weight @ A.weight, not its transpose", n_in=in_, n_out=out),
+                       "lora-merged-transposed")  # fmt: skip
+    pairs = [(Ev("merged weight"), layer.weight, merged_reference(built.params(torch.float64), r, alpha),
               merged_reference(built.params(torch.float32), r, alpha))]  # fmt: skip
     got_bias = getattr(layer, "bias", None)
     if bias:
         if got_bias is None:
-            return outcome("fail", "the merged layer has no bias: it keeps the base layer's")
-        pairs.append(("merged bias", got_bias, built.bias, built.bias.float()))
+            return outcome("fail", Ev("the merged layer has no bias: it keeps the base layer's"))
+        pairs.append((Ev("merged bias"), got_bias, built.bias, built.bias.float()))
     elif got_bias is not None:
-        return outcome("fail", "the merged layer has a bias although the base has none")
+        return outcome("fail", Ev("the merged layer has a bias although the base has none"))
     result = against_truth(pairs)
     if result.status == "pass":
-        result.message = f"{'with' if bias else 'without'} a base bias, [{out}, {in_}]: {result.message}"
+        where = (Ev("with a base bias, [{n_out}, {n_in}]", n_out=out, n_in=in_) if bias else
+                 Ev("without a base bias, [{n_out}, {n_in}]", n_out=out, n_in=in_))  # fmt: skip
+        result.message = Ev("{label}: {what}", label=where, what=result.message)
     return result
 
 
@@ -227,11 +241,12 @@ def drawn_check(ctx: Context, merge: bool):
     shape, r, alpha, lead = drawn(ctx)
     if merge:
         result = merged_check(ctx, True, shape, r, alpha, 23)
-        where = f"out={shape[0]}, in={shape[1]}, r={r}, alpha={alpha:g} (drawn from the seed)"
+        where = Ev("out={n_out}, in={n_in}, r={r}, alpha={alpha:g} (drawn from the seed)", n_out=shape[0], n_in=shape[1], r=r,
+                   alpha=alpha)  # fmt: skip
     else:
         result = numerical_check(ctx, torch.float32, 5, r, alpha, True, shape, lead)
-        where = f"x={[*lead, shape[1]]}, out={shape[0]}, in={shape[1]} (drawn from the seed)"
-    result.message = f"{where}: {result.message}"
+        where = Ev("x={x}, out={n_out}, in={n_in} (drawn from the seed)", x=[*lead, shape[1]], n_out=shape[0], n_in=shape[1])
+    result.message = Ev("{label}: {what}", label=where, what=result.message)
     return result
 
 
@@ -251,8 +266,8 @@ def gradient_check(ctx: Context):
     module = built.module
     leaking = [f"{base}.{n}" for n, p in getattr(module, base).named_parameters() if p.grad is not None]
     if leaking:
-        return outcome("fail", f"{' and '.join(leaking)} received a gradient: the base layer must be frozen "
-                       "(requires_grad_(False) on its weight and bias), only A and B train", "lora-base-not-frozen")  # fmt: skip
+        return outcome("fail", Ev("{names} received a gradient: the base layer must be frozen (requires_grad_(False) on its weight "
+                                  "and bias), only A and B train", names=both(leaking)), "lora-base-not-frozen")  # fmt: skip
     grads = {}
     for precision in (torch.float64, torch.float32):
         w, b, a, bb = built.params(precision)
@@ -263,11 +278,11 @@ def gradient_check(ctx: Context):
     pairs = []
     for name, got, truth, same in zip(("dx", f"d{a_name}", f"d{b_name}"), user, grads[torch.float64], grads[torch.float32]):
         if got is None:
-            return outcome("fail", f"no gradient reaches {name[1:]} (is it frozen or detached?)")
+            return outcome("fail", Ev("no gradient reaches {name} (is it frozen or detached?)", name=name[1:]))
         pairs.append((name, got, truth, same))
     result = against_truth(pairs)
     if result.status == "pass":
-        result.message = f"base frozen (no gradient); {result.message}"
+        result.message = Ev.seq([Ev("base frozen (no gradient)"), result.message])
     return result
 
 
@@ -284,7 +299,7 @@ def large_check(ctx: Context):
     x = 1e3 * ctx.randn(*X, gen=ctx.generator(400), dtype=torch.float64)
     truth = reference(x.float().double(), built.params(torch.float64), R, ALPHA)
     same = reference(x.float(), built.params(torch.float32), R, ALPHA)
-    return against_truth([("inputs ~1e3 (float32)", forward(ctx, built.module, x.float()), truth, same)])
+    return against_truth([(Ev("inputs ~1e3 (float32)"), forward(ctx, built.module, x.float()), truth, same)])
 
 
 def merge_keeps_base_check(ctx: Context):
@@ -298,11 +313,13 @@ def merge_keeps_base_check(ctx: Context):
     weight = ctx.user.attribute(built.module, f"{built.names[2]}.weight")
     after = forward(ctx, built.module, x)
     if isinstance(weight, torch.Tensor) and not torch.equal(weight.double(), built.weight):
-        return outcome("fail", f"merged() changed the base layer's weight in place (max change {(weight.double() - built.weight).abs().max():.3g}): "
-                       "the adapter's forward now adds B A twice; build a new nn.Linear", "lora-merge-mutates-base")  # fmt: skip
+        return outcome("fail", Ev("merged() changed the base layer's weight in place (max change {change:.3g}): the adapter's forward "
+                                  "now adds B A twice; build a new nn.Linear", change=(weight.double() - built.weight).abs().max().item()),
+                       "lora-merge-mutates-base")  # fmt: skip
     if not torch.equal(before, after):
-        return outcome("fail", "the forward pass changed after merged(): merging must leave the adapter as it was", "lora-merge-mutates-base")
-    return outcome("pass", "after merged(), the base weight and the forward pass are unchanged")
+        return outcome("fail", Ev("the forward pass changed after merged(): merging must leave the adapter as it was"),
+                       "lora-merge-mutates-base")  # fmt: skip
+    return outcome("pass", Ev("after merged(), the base weight and the forward pass are unchanged"))
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,12 @@ from functools import partial
 import torch
 
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 REL = 1e-9  # of max_lr: float64 rounding, nothing more
 BASE = dict(warmup_steps=10, total_steps=100, max_lr=1e-3, min_lr=1e-4)
 
-FORBIDDEN = {"LRScheduler": "torch.optim.lr_scheduler (LambdaLR, CosineAnnealingLR, SequentialLR, ...)"}
+FORBIDDEN = {"LRScheduler": Ev("torch.optim.lr_scheduler (LambdaLR, CosineAnnealingLR, SequentialLR, ...)")}  # the rule shows it (battery.rules_check)
 
 
 @dataclass(frozen=True)
@@ -62,21 +63,26 @@ def lr(ctx: Context, step, config: dict, keywords: bool = False) -> float:
     if isinstance(value, torch.Tensor) and value.numel() == 1:
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise WrongShape(f"step {step}: returned {type(value).__name__}, not a number (return a float)")
+        raise WrongShape(not_a_number(step, value))
     return float(value)
+
+
+def not_a_number(step: int, value) -> Ev:
+    return Ev("step {step}: returned {type}, not a number (return a float)", step=step, type=type(value).__name__)
 
 
 def describe(config: dict) -> str:
     return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in config.items())
 
 
-def steps_check(ctx: Context, config: dict, steps, what: str, keywords: bool = False):
+def steps_check(ctx: Context, config: dict, steps, what: Ev, keywords: bool = False):
     """The user's value at each step against the reference; the first step that differs is the message."""
     for step in steps:
         got, expected = lr(ctx, step, config, keywords), reference(step, **config)
         if not math.isfinite(got) or abs(got - expected) > REL * config["max_lr"]:
-            return outcome("fail", f"step {step} ({describe(config)}): expected {expected:.6g}, got {got:.6g}")
-    return outcome("pass", f"{what}: {len(steps)} steps exact ({describe(config)})")
+            return outcome("fail", Ev("step {step} ({config}): expected {expected:.6g}, got {got:.6g}", step=step,
+                                      config=describe(config), expected=expected, got=got))  # fmt: skip
+    return outcome("pass", Ev("{what}: {n} steps exact ({config})", what=what, n=len(steps), config=describe(config)))
 
 
 def drawn_config(ctx: Context) -> tuple[dict, tuple[int, ...]]:
@@ -92,17 +98,17 @@ def drawn_config(ctx: Context) -> tuple[dict, tuple[int, ...]]:
 
 def drawn_check(ctx: Context):
     config, steps = drawn_config(ctx)
-    return steps_check(ctx, config, steps, "a configuration drawn from the seed")
+    return steps_check(ctx, config, steps, Ev("a configuration drawn from the seed"))
 
 
 def type_check(ctx: Context):
     for step in (0, 5, 50):
         value = ctx.call(ctx.entry, step, 10, 100, 1e-3, 1e-4)
         if isinstance(value, bool) or not isinstance(value, (int, float, torch.Tensor)):
-            return outcome("fail", f"step {step}: returned {type(value).__name__}, not a number (return a float)")
+            return outcome("fail", not_a_number(step, value))
         if isinstance(value, torch.Tensor) and value.numel() != 1:
-            return outcome("fail", f"step {step}: returned a tensor of shape {list(value.shape)}, not one number")
-    return outcome("pass", "returns one number per step")
+            return outcome("fail", Ev("step {step}: returned a tensor of shape {shape}, not one number", step=step, shape=list(value.shape)))
+    return outcome("pass", Ev("returns one number per step"))
 
 
 def bounds_check(ctx: Context):
@@ -112,18 +118,20 @@ def bounds_check(ctx: Context):
     tol = REL * c["max_lr"]
     for s in range(1, 61):
         rising = s <= c["warmup_steps"]
-        if (values[s] < values[s - 1] - tol) if rising else (values[s] > values[s - 1] + tol):
-            phase = "warmup" if rising else "decay"
-            return outcome("fail", f"step {s}: {values[s]:.6g} after {values[s - 1]:.6g} at step {s - 1}: "
-                           f"the {phase} must {'rise' if rising else 'never rise'} ({describe(c)})")  # fmt: skip
+        found = dict(s=s, value=values[s], before=values[s - 1], prev=s - 1, config=describe(c))
+        if rising and values[s] < values[s - 1] - tol:
+            return outcome("fail", Ev("step {s}: {value:.6g} after {before:.6g} at step {prev}: the warmup must rise ({config})", **found))
+        if not rising and values[s] > values[s - 1] + tol:
+            return outcome("fail", Ev("step {s}: {value:.6g} after {before:.6g} at step {prev}: the decay must never rise ({config})",
+                                      **found))  # fmt: skip
         if s >= c["warmup_steps"] and not (c["min_lr"] - tol <= values[s] <= c["max_lr"] + tol):
-            return outcome("fail", f"step {s}: {values[s]:.6g} is outside [min_lr, max_lr] ({describe(c)})")
-    return outcome("pass", "rises during warmup, never rises after, stays within [min_lr, max_lr] (steps 0..60)")
+            return outcome("fail", Ev("step {s}: {value:.6g} is outside [min_lr, max_lr] ({config})", s=s, value=values[s], config=describe(c)))
+    return outcome("pass", Ev("rises during warmup, never rises after, stays within [min_lr, max_lr] (steps 0..60)"))
 
 
 def no_warmup_check(ctx: Context):
     c = dict(warmup_steps=0, total_steps=20, max_lr=0.5, min_lr=0.05)
-    return steps_check(ctx, c, (0, 1, 10, 20, 25), "warmup_steps=0 (step 0 is max_lr)")
+    return steps_check(ctx, c, (0, 1, 10, 20, 25), Ev("warmup_steps=0 (step 0 is max_lr)"))
 
 
 @dataclass(frozen=True)
@@ -156,7 +164,7 @@ HYPOTHESES = (
 class LrScheduleTask:
     name = "lr_schedule"
     forbidden = FORBIDDEN
-    builtin_what = "learning-rate schedulers"
+    builtin_what = Ev("learning-rate schedulers")
     builtin_code = "uses-builtin-lr-scheduler"
 
     def checks(self, ctx: Context) -> list[CheckDef]:
@@ -165,19 +173,22 @@ class LrScheduleTask:
         no_min = {k: v for k, v in BASE.items() if k != "min_lr"}
         return [
             CheckDef("shape.returns-number", "shape", partial(type_check, ctx)),
-            CheckDef("numerical.warmup", "numerical", partial(steps_check, ctx, BASE, (0, 1, 3, 5, 9), "warmup")),
-            CheckDef("numerical.peak", "numerical", partial(steps_check, ctx, BASE, (w,), "max_lr at step warmup_steps")),
-            CheckDef("numerical.decay", "numerical", partial(steps_check, ctx, BASE, (11, 20, 37, 64, 81, 99), "cosine decay")),
-            CheckDef("numerical.midpoint", "numerical", partial(steps_check, ctx, BASE, ((w + t) // 2,), "(max_lr + min_lr) / 2 halfway")),
-            CheckDef("numerical.end", "numerical", partial(steps_check, ctx, BASE, (t,), "min_lr at step total_steps")),
-            CheckDef("numerical.min-lr-default", "numerical", partial(steps_check, ctx, no_min, (0, 4, 10, 55, 100, 130), "min_lr omitted (0.0)")),
+            CheckDef("numerical.warmup", "numerical", partial(steps_check, ctx, BASE, (0, 1, 3, 5, 9), Ev("warmup"))),
+            CheckDef("numerical.peak", "numerical", partial(steps_check, ctx, BASE, (w,), Ev("max_lr at step warmup_steps"))),
+            CheckDef("numerical.decay", "numerical", partial(steps_check, ctx, BASE, (11, 20, 37, 64, 81, 99), Ev("cosine decay"))),
+            CheckDef("numerical.midpoint", "numerical", partial(steps_check, ctx, BASE, ((w + t) // 2,), Ev("(max_lr + min_lr) / 2 halfway"))),
+            CheckDef("numerical.end", "numerical", partial(steps_check, ctx, BASE, (t,), Ev("min_lr at step total_steps"))),
+            CheckDef("numerical.min-lr-default", "numerical",
+                     partial(steps_check, ctx, no_min, (0, 4, 10, 55, 100, 130), Ev("min_lr omitted (0.0)"))),  # fmt: skip
             CheckDef("numerical.drawn", "numerical", partial(drawn_check, ctx)),
-            CheckDef("numerical.llm-scale", "numerical", partial(steps_check, ctx, paper, (1000, 2000, 77_000, 102_000), "2k warmup, 100k decay")),
-            CheckDef("stability.after-total", "stability", partial(steps_check, ctx, BASE, (t + 1, t + 7, 2 * t, 10 * t), "flat min_lr after total_steps")),
+            CheckDef("numerical.llm-scale", "numerical",
+                     partial(steps_check, ctx, paper, (1000, 2000, 77_000, 102_000), Ev("2k warmup, 100k decay"))),  # fmt: skip
+            CheckDef("stability.after-total", "stability",
+                     partial(steps_check, ctx, BASE, (t + 1, t + 7, 2 * t, 10 * t), Ev("flat min_lr after total_steps"))),  # fmt: skip
             CheckDef("stability.monotone-bounded", "stability", partial(bounds_check, ctx)),
             CheckDef("robustness.no-warmup", "robustness", partial(no_warmup_check, ctx)),
             CheckDef("robustness.keyword-arguments", "robustness",
-                     partial(steps_check, ctx, BASE, (3, 30), "called with keyword arguments", True)),  # fmt: skip
+                     partial(steps_check, ctx, BASE, (3, 30), Ev("called with keyword arguments"), True)),  # fmt: skip
         ]
 
     def probes(self, ctx: Context) -> list[Probe]:

@@ -22,6 +22,7 @@ from drill.grade.checks.module import BASE, NO_LAYOUT, Built, ModuleTask
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.layouts import is_linear
 from drill.grade.reference import CORRECT, Variant, attention, merge_heads, split_heads
+from drill.text.messages import Ev
 
 DECODE_CASES = (
     ("numerical.decode-one-token-at-a-time", (1,) * 7),
@@ -36,8 +37,16 @@ def drawn_decode(ctx: Context) -> tuple[tuple[int, ...], tuple[int, int, int]]:
     b, h, hd = ctx.sizes(320, (1, 4), (1, 6), (2, 9), avoid=BASE[2:])
     prefill, chunk = ctx.sizes(321, (2, 7), (2, 5))
     return (prefill, chunk, 1), (b, h, hd)
-ACCEPTED = ("nn.Linear layers W_q (d_model -> d_model), W_dkv (d_model -> d_latent), W_uk and W_uv "
-            "(d_latent -> d_model) and W_o (d_model -> d_model), bias optional")  # fmt: skip
+ACCEPTED = Ev("nn.Linear layers W_q (d_model -> d_model), W_dkv (d_model -> d_latent), W_uk and W_uv "
+              "(d_latent -> d_model) and W_o (d_model -> d_model), bias optional")  # fmt: skip
+
+
+def one_then_another(sizes) -> Ev | int:
+    """Chunk sizes in the order they were fed: "3 then 1 then 4"."""
+    joined = sizes[-1]
+    for size in reversed(sizes[:-1]):
+        joined = Ev("{size} then {rest}", size=size, rest=joined)
+    return joined
 
 
 def latent_size(d_model: int) -> int:
@@ -56,8 +65,8 @@ class MlaLayout:
     d_latent: int
     shared: str = ""  # | W_uk: K and V both from W_uk | W_uv: both from W_uv
 
-    def describe(self) -> str:
-        return f"W_q, W_dkv (d_latent {self.d_latent}), W_uk, W_uv, W_o"
+    def describe(self) -> Ev:
+        return Ev("W_q, W_dkv (d_latent {n}), W_uk, W_uv, W_o", n=self.d_latent)
 
     def params(self, module: nn.Module) -> dict[str, torch.Tensor]:
         names = {f"{layer}.{p}" for layer in ("W_q", "W_dkv", "W_uk", "W_uv", "W_o") for p in ("weight", "bias")}
@@ -150,23 +159,26 @@ def misshapen_cache(cache, truth, d_model: int, head_dim: int):
     point of MLA is kept), only the newest chunk's latents (``kv-cache-not-appended``) or K and V (``mla-caches-kv``)."""
     wanted, held = list(truth.shape), cache_tensors(cache)
     if isinstance(cache, torch.Tensor):
-        form = f"a tensor of shape {list(cache.shape)}"
+        form = Ev("a tensor of shape {shape}", shape=list(cache.shape))
     elif isinstance(cache, (tuple, list, dict)):
-        form = f"a {type(cache).__name__} of {len(cache)} holding {[list(t.shape) for t in held]}"
+        form = Ev("a {type} of {n} holding {shapes}", type=type(cache).__name__, n=len(cache), shapes=[list(t.shape) for t in held])
+    elif cache is None:
+        return outcome("fail", Ev("the cache is None, not the latent c_kv {wanted}", wanted=wanted))
     else:
-        form = "None" if cache is None else f"a {type(cache).__name__}"
+        form = Ev("a {type}", type=type(cache).__name__)
     close = partial(torch.allclose, atol=1e-5 * max(1.0, truth.abs().max().item()), rtol=0)
     values = torch.cat([t.detach().double().flatten() for t in held]).sort().values if held else None
     if values is not None and values.shape == truth.flatten().shape and close(values, truth.flatten().sort().values):
-        return outcome("fail", f"the cache holds the latent c_kv's values, but as {form}, not as c_kv {wanted}: "
-                               "the contract's cache is c_kv [B, P + n, d_latent]")  # fmt: skip
+        return outcome("fail", Ev("the cache holds the latent c_kv's values, but as {form}, not as c_kv {wanted}: "
+                                  "the contract's cache is c_kv [B, P + n, d_latent]", form=form, wanted=wanted))  # fmt: skip
     newest = truth[:, -held[-1].shape[-2] :] if held and held[-1].dim() == 3 else None
     if newest is not None and held[-1].shape == newest.shape and close(held[-1].double(), newest):
-        return outcome("fail", f"the cache holds the latents of the last {newest.shape[1]} tokens only, not all {wanted[1]}: "
-                               "new latents replace the cache instead of being appended", "kv-cache-not-appended")  # fmt: skip
+        return outcome("fail", Ev("the cache holds the latents of the last {n} tokens only, not all {total}: new latents replace "
+                                  "the cache instead of being appended", n=newest.shape[1], total=wanted[1]), "kv-cache-not-appended")  # fmt: skip
     if any(t.shape[-1] in (d_model, 2 * d_model) or (t.dim() >= 4 and t.shape[-1] == head_dim) for t in held):
-        return outcome("fail", f"the cache is {form}, not the latent c_kv {wanted}: K and V cached instead?", "mla-caches-kv")
-    return outcome("fail", f"the cache is {form}, not the latent c_kv {wanted}")
+        return outcome("fail", Ev("the cache is {form}, not the latent c_kv {wanted}: K and V cached instead?", form=form, wanted=wanted),
+                       "mla-caches-kv")  # fmt: skip
+    return outcome("fail", Ev("the cache is {form}, not the latent c_kv {wanted}", form=form, wanted=wanted))
 
 
 class MlaTask(ModuleTask):
@@ -187,7 +199,7 @@ class MlaTask(ModuleTask):
     def layout_check(self, ctx: Context):
         built = self.build(ctx, BASE[2] * BASE[3], BASE[2])
         if built.layout is None:
-            return outcome("fail", f"unrecognised projection layout; accepted: {ACCEPTED}")
+            return outcome("fail", Ev("unrecognised projection layout; accepted: {accepted}", accepted=ACCEPTED))
         return outcome("pass", built.layout.describe())
 
     def decode(self, ctx: Context, module, x, sizes):
@@ -196,9 +208,9 @@ class MlaTask(ModuleTask):
         for n in sizes:
             ret = ctx.call(module, x[:, start : start + n].contiguous(), cache)
             if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and isinstance(ret[0], torch.Tensor)):
-                raise WrongShape(f"forward(x, cache) returned {type(ret).__name__}, not (out, cache)")
+                raise WrongShape(Ev("forward(x, cache) returned {type}, not (out, cache)", type=type(ret).__name__))
             out, cache = ret
-            expect_shape(out, (x.shape[0], n, x.shape[2]), f"output of a {n}-token step")
+            expect_shape(out, (x.shape[0], n, x.shape[2]), Ev("output of a {n}-token step", n=n))
             outs.append(out)
             start += n
         return torch.cat(outs, dim=1), cache
@@ -214,8 +226,8 @@ class MlaTask(ModuleTask):
         x, _ = self.inputs(ctx, (b, sum(sizes), h, hd), 1200 + offset, torch.float64)
         out, _ = self.decode(ctx, built.module, x.float(), sizes)
         truth, same = (self.reference(built, x, None, dtype) for dtype in (torch.float64, torch.float32))
-        how = "one token at a time" if set(sizes) == {1} else f"in chunks of {' then '.join(map(str, sizes))} tokens"
-        result = against_truth([(f"outputs decoded {how}", out, truth, same)])
+        how = Ev("one token at a time") if set(sizes) == {1} else Ev("in chunks of {sizes} tokens", sizes=one_then_another(sizes))
+        result = against_truth([(Ev("outputs decoded {how}", how=how), out, truth, same)])
         if batch_heads != (BASE[0], *BASE[2:]):
             result.message = drawn_heads_message(result.message, b, h, hd)
         return result
@@ -231,9 +243,9 @@ class MlaTask(ModuleTask):
         truth, same = (built.layout.latent(x.to(p), built.params(p)) for p in (torch.float64, torch.float32))
         if not isinstance(cache, torch.Tensor) or list(cache.shape) != wanted:
             return misshapen_cache(cache, truth, x.shape[-1], BASE[3])
-        result = against_truth([("cache (c_kv = W_dkv x, after chunks of 3 and 2)", cache, truth, same)])
+        result = against_truth([(Ev("cache (c_kv = W_dkv x, after chunks of 3 and 2)"), cache, truth, same)])
         if result.status == "pass":
-            result.message = f"the cache is the latent c_kv {wanted}: " + result.message
+            result.message = Ev("the cache is the latent c_kv {wanted}: {what}", wanted=wanted, what=result.message)
         return result
 
     def chunk_leak_check(self, ctx: Context):
@@ -249,8 +261,8 @@ class MlaTask(ModuleTask):
             leaks += [(i, j) for i in range(3, j) if change[i] > LEAK_THRESHOLD]
         if leaks:
             i, j = min(leaks)
-            return outcome("fail", f"in a chunk after 3 cached tokens, position {i} changes when position {j} changes")
-        return outcome("pass", "inside a 4-token chunk after 3 cached tokens, no position sees a later one")
+            return outcome("fail", Ev("in a chunk after 3 cached tokens, position {i} changes when position {j} changes", i=i, j=j))
+        return outcome("pass", Ev("inside a 4-token chunk after 3 cached tokens, no position sees a later one"))
 
     def checks(self, ctx: Context) -> list[CheckDef]:
         defs = super().checks(ctx)

@@ -18,12 +18,13 @@ import torch.nn.functional as F
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_shape, first_nonfinite
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 FORBIDDEN = {
-    "backward": "autograd (Tensor.backward or torch.autograd.backward)",
-    "grad": "autograd (torch.autograd.grad; torch.func.grad, vjp and jacrev call it)",
-    "_make_dual": "forward-mode autograd (torch.func.jvp, jacfwd, torch.autograd.forward_ad)",
-}
+    "backward": Ev("autograd (Tensor.backward or torch.autograd.backward)"),  # the rule shows it (battery.rules_check)
+    "grad": Ev("autograd (torch.autograd.grad; torch.func.grad, vjp and jacrev call it)"),  # the rule shows it (battery.rules_check)
+    "_make_dual": Ev("forward-mode autograd (torch.func.jvp, jacfwd, torch.autograd.forward_ad)"),  # the rule shows it (battery.rules_check)
+}  # the user side echoes these back as plain names in rules.builtins ("calls ..."), so no Ev survives the trip
 NAMES = ("loss", "dw1", "db1", "dw2", "db2")
 BASE = (9, 5, 7, 4)  # N, D, H, C
 
@@ -84,10 +85,11 @@ def make_inputs(ctx: Context, sizes, offset: int, dtype=torch.float64, logit_sca
 def run(ctx: Context, inputs):
     ret = ctx.call(ctx.entry, *inputs)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 5 and all(isinstance(t, torch.Tensor) for t in ret)):
-        what = f"a {type(ret).__name__} of {len(ret)}" if isinstance(ret, (tuple, list)) else type(ret).__name__
-        raise WrongShape(f"returned {what}, not (loss, dw1, db1, dw2, db2), five tensors")
+        if isinstance(ret, (tuple, list)):
+            raise WrongShape(Ev("returned a {type} of {n}, not (loss, dw1, db1, dw2, db2), five tensors", type=type(ret).__name__, n=len(ret)))
+        raise WrongShape(Ev("returned {type}, not (loss, dw1, db1, dw2, db2), five tensors", type=type(ret).__name__))
     for name, got, like in zip(NAMES, ret, (torch.zeros(()),) + tuple(inputs[1:5])):
-        expect_shape(got, like.shape, name)
+        expect_shape(got, like.shape, Ev("{code}", code=name))
     return ret
 
 
@@ -95,9 +97,9 @@ def shape_check(ctx: Context, sizes):
     inputs = make_inputs(ctx, sizes, 1, torch.float32)
     for name, got in zip(NAMES, run(ctx, inputs)):
         if got.dtype != torch.float32:
-            return outcome("fail", f"{name} dtype is {got.dtype}, the inputs' is float32")
+            return outcome("fail", Ev("{name} dtype is {dtype}, the inputs' is float32", name=name, dtype=str(got.dtype)))
     n, d, h, c = sizes
-    return outcome("pass", f"N={n}, D={d}, H={h}, C={c}: a 0-dim loss and gradients shaped like w1, b1, w2, b2")
+    return outcome("pass", Ev("N={n}, D={d}, H={h}, C={c}: a 0-dim loss and gradients shaped like w1, b1, w2, b2", n=n, d=d, h=h, c=c))
 
 
 def numerical_check(ctx: Context, sizes, offset: int, dtype=torch.float32):
@@ -106,9 +108,10 @@ def numerical_check(ctx: Context, sizes, offset: int, dtype=torch.float32):
     low = tuple(t.to(dtype) if t.is_floating_point() else t for t in inputs)
     same = autograd_truth(*low, dtype=dtype)
     got = run(ctx, low)
-    what = "N={}, D={}, H={}, C={}".format(*sizes) + f", {str(dtype)[6:]}"
-    result = against_truth([(f"{name} ({what})", g, t, s) for name, g, t, s in zip(NAMES, got, truth, same)])
-    result.message = f"{what}: {result.message}"
+    n, d, h, c = sizes
+    what = Ev("N={n}, D={d}, H={h}, C={c}, {dtype}", n=n, d=d, h=h, c=c, dtype=str(dtype)[6:])
+    result = against_truth([(Ev("{name} ({what})", name=name, what=what), g, t, s) for name, g, t, s in zip(NAMES, got, truth, same)])
+    result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -127,9 +130,10 @@ def finite_difference_check(ctx: Context):
         numeric = (run(ctx, plus)[0] - run(ctx, minus)[0]).item() / (2 * eps)
         analytic = (got[i].double() * direction).sum().item()
         if abs(numeric - analytic) > 1e-5 * max(1.0, abs(numeric)):
-            return outcome("fail", f"{name} disagrees with your own loss: along a random direction the loss changes at "
-                           f"{numeric:.6g}, {name} says {analytic:.6g} (float64 central differences)")  # fmt: skip
-    return outcome("pass", "every gradient agrees with central differences of the returned loss (float64)")
+            return outcome("fail", Ev("{name} disagrees with your own loss: along a random direction the loss changes at "
+                                      "{numeric:.6g}, {name} says {analytic:.6g} (float64 central differences)",
+                                      name=name, numeric=numeric, analytic=analytic))  # fmt: skip
+    return outcome("pass", Ev("every gradient agrees with central differences of the returned loss (float64)"))
 
 
 def dead_units_check(ctx: Context):
@@ -138,9 +142,10 @@ def dead_units_check(ctx: Context):
     _, dw1, db1, dw2, _ = run(ctx, inputs)
     for name, g in (("dw1[:, :2]", dw1[:, :2]), ("db1[:2]", db1[:2]), ("dw2[:2]", dw2[:2])):
         if g.abs().max().item() != 0:
-            return outcome("fail", f"hidden units 0 and 1 never fire (b1 = -100), yet {name} is {g.abs().max().item():.3g} "
-                           "in magnitude: the ReLU gradient must be 0 where the pre-activation is negative", "mlp-relu-grad-wrong")  # fmt: skip
-    return outcome("pass", "units that never fire get exactly zero gradient (float64)")
+            return outcome("fail", Ev("hidden units 0 and 1 never fire (b1 = -100), yet {name} is {size:.3g} in magnitude: "
+                                      "the ReLU gradient must be 0 where the pre-activation is negative",
+                                      name=name, size=g.abs().max().item()), "mlp-relu-grad-wrong")  # fmt: skip
+    return outcome("pass", Ev("units that never fire get exactly zero gradient (float64)"))
 
 
 def large_logits_check(ctx: Context):
@@ -151,10 +156,10 @@ def large_logits_check(ctx: Context):
     got = run(ctx, low)
     for name, g, t in zip(NAMES, got, truth):
         if first_nonfinite(g, t) is not None:
-            return outcome("fail", f"logits in the hundreds (float32) give a non-finite {name}: exp overflows without the max "
-                           "subtracted", "mlp-unstable-softmax")  # fmt: skip
+            return outcome("fail", Ev("logits in the hundreds (float32) give a non-finite {name}: exp overflows without the max "
+                                      "subtracted", name=name), "mlp-unstable-softmax")  # fmt: skip
     same = autograd_truth(*low, dtype=torch.float32)
-    return against_truth([(f"{name} at logits in the hundreds (float32)", g, t, s) for name, g, t, s in zip(NAMES, got, truth, same)])
+    return against_truth([(Ev("{name} at logits in the hundreds (float32)", name=name), g, t, s) for name, g, t, s in zip(NAMES, got, truth, same)])
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,12 @@ from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.layouts import is_linear
 from drill.grade.tolerance import property_allowed
 from drill.grade.user.wire import Handle
+from drill.text.messages import Ev
 
 D, D_FF, E, K = 6, 8, 4, 2
 X = (2, 5, D)
 MARGIN = 0.05
-NO_LAYOUT = "skipped: no reference without a router (or gate) nn.Linear and an experts ModuleList"
+NO_LAYOUT = Ev("skipped: no reference without a router (or gate) nn.Linear and an experts ModuleList")
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def reference(x, router_w, expert_outs, k: int, variant: MoEVariant = CORRECT_MO
     probs = torch.softmax(logits, dim=-1)
     top, idx = logits.topk(k, dim=-1)
     if variant.dense == "softmax":
-        y = torch.einsum("ne,end->nd", probs, expert_outs)
+        y = torch.einsum("ne,end->nd", probs, expert_outs)  # shown as is
     elif variant.dense == "sum":
         y = expert_outs.sum(dim=0)
     else:
@@ -86,12 +87,12 @@ class Built:
         for i in range(self.n_experts):
             expert = ctx.user.attribute(self.module, f"experts.{i}")
             if not isinstance(expert, Handle):
-                raise WrongShape(f"experts[{i}] is not a module")
+                raise WrongShape(Ev("experts[{i}] is not a module", i=i))
             out = ctx.call(expert, x2d)
             out = out[0] if isinstance(out, (tuple, list)) and out else out
             if not isinstance(out, torch.Tensor):
-                raise WrongShape(f"experts[{i}] returned {type(out).__name__}, not a tensor")
-            expect_shape(out, x2d.shape, f"experts[{i}]'s output (d_model -> d_model)")
+                raise WrongShape(Ev("experts[{i}] returned {type}, not a tensor", i=i, type=type(out).__name__))
+            expect_shape(out, x2d.shape, Ev("experts[{i}]'s output (d_model -> d_model)", i=i))
             outs.append(out)
         return torch.stack(outs)
 
@@ -131,7 +132,7 @@ def make_tokens(ctx: Context, built: Built, n: int, offset: int, scale: float = 
 def forward(ctx: Context, module, x):
     ret = ctx.call(module, x)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(t, torch.Tensor) for t in ret)):
-        raise WrongShape(f"forward returned {type(ret).__name__}, not (y, aux_loss), two tensors")
+        raise WrongShape(Ev("forward returned {type}, not (y, aux_loss), two tensors", type=type(ret).__name__))
     y, aux = ret
     expect_shape(y, x.shape, "y")
     expect_shape(aux, (), "aux_loss")
@@ -141,9 +142,9 @@ def forward(ctx: Context, module, x):
 def layout_check(ctx: Context):
     built = build(ctx)
     if not built.ok:
-        return outcome("fail", f"unrecognised layout: expected router (or gate) = nn.Linear({D}, {E}, bias=False) and "
-                       f"experts = nn.ModuleList of {E} modules")  # fmt: skip
-    return outcome("pass", f"router {built.router} [{E}, {D}], {E} experts")
+        return outcome("fail", Ev("unrecognised layout: expected router (or gate) = nn.Linear({d}, {e}, bias=False) and "
+                                  "experts = nn.ModuleList of {e} modules", d=D, e=E))  # fmt: skip
+    return outcome("pass", Ev("router {router} [{e}, {d}], {e} experts", router=built.router, e=E, d=D))
 
 
 def shape_check(ctx: Context, shape, k: int = K):
@@ -151,8 +152,8 @@ def shape_check(ctx: Context, shape, k: int = K):
     x = ctx.randn(*shape, gen=ctx.generator(1))
     y, aux = forward(ctx, built.module, x)
     if y.dtype != x.dtype:
-        return outcome("fail", f"y dtype is {y.dtype}, the input's is {x.dtype}")
-    return outcome("pass", f"top_k {k}: y {list(y.shape)}, a 0-dim aux_loss")
+        return outcome("fail", Ev("y dtype is {dtype}, the input's is {expected}", dtype=str(y.dtype), expected=str(x.dtype)))
+    return outcome("pass", Ev("top_k {k}: y {shape}, a 0-dim aux_loss", k=k, shape=list(y.shape)))
 
 
 def truth_pair(ctx: Context, k: int, n_exp: int, shape, offset: int, dtype=torch.float32, d_ff: int = D_FF):
@@ -182,11 +183,12 @@ def numerical_check(ctx: Context, offset: int, k: int = K, n_exp: int = E, shape
         return outcome("skip", NO_LAYOUT)
     built, x, (ty, ta), (sy, sa), narrow = found
     y, aux = forward(ctx, built.module, x)
-    what = f"{n_exp} experts, top_k {k}, {str(dtype)[6:]}"
+    what = Ev("{n} experts, top_k {k}, {dtype}", n=n_exp, k=k, dtype=str(dtype)[6:])
     ny, na = narrow or (None, None)
-    result = against_truth([(f"y ({what})", y.reshape(-1, shape[-1]), ty, sy, ny), (f"aux_loss ({what})", aux, ta, sa, na)])
+    result = against_truth([(Ev("{name} ({what})", name="y", what=what), y.reshape(-1, shape[-1]), ty, sy, ny),
+                            (Ev("{name} ({what})", name="aux_loss", what=what), aux, ta, sa, na)])  # fmt: skip
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -195,7 +197,8 @@ def drawn_check(ctx: Context):
     d, d_ff, n_exp, b, t = ctx.sizes(300, (3, 10), (4, 16), (3, 6), (1, 3), (2, 9), avoid=(D,))
     (k,) = ctx.sizes(301, (1, n_exp - 1))
     result = numerical_check(ctx, 6, k, n_exp, (b, t, d), d_ff=d_ff)
-    result.message = f"B={b}, T={t}, d_model={d}, d_ff={d_ff} (drawn from the seed): {result.message}"
+    where = Ev("B={b}, T={t}, d_model={d}, d_ff={d_ff} (drawn from the seed)", b=b, t=t, d=d, d_ff=d_ff)
+    result.message = Ev("{label}: {what}", label=where, what=result.message)
     return result
 
 
@@ -213,7 +216,7 @@ def weights_sum_check(ctx: Context):
     first = expert_params(built, 0)
     for i in range(1, built.n_experts):
         if set(expert_params(built, i)) != set(first):
-            return outcome("skip", "skipped: the experts do not share one parameter layout")
+            return outcome("skip", Ev("skipped: the experts do not share one parameter layout"))
         ctx.user.assign(built.module, {f"experts.{i}.{n}": p.detach().clone() for n, p in first.items()})
     x = make_tokens(ctx, built, 8, 150)
     y, _ = forward(ctx, built.module, x)
@@ -222,16 +225,17 @@ def weights_sum_check(ctx: Context):
     worst = int((ratio - 1).abs().argmax())
     off = (ratio - 1).abs()[worst].item()
     if off <= 1e-9:
-        return outcome("pass", "with every expert identical, y = expert(x) for every token: the weights sum to 1 (float64)")
+        return outcome("pass", Ev("with every expert identical, y = expert(x) for every token: the weights sum to 1 (float64)"))
     # The same ops in float32 (a router softmax upcast to float32, as Hugging Face writes it) drift this far.
     ref = reference(x.float(), built.router_weight(torch.float32), expert0.float().expand(built.n_experts, -1, -1),
                     built.top_k)[0].double()  # fmt: skip
     drift = ((ref * expert0).sum(dim=-1) / (expert0 * expert0).sum(dim=-1) - 1).abs().max().item()
     if off <= property_allowed(drift, torch.float32):
-        return outcome("pass", f"with every expert identical, y = expert(x) for every token to {off:.2g}: the weights "
-                       f"sum to 1; {FLOAT32_NOTE}")  # fmt: skip
-    return outcome("fail", f"with every expert identical, token {worst}'s y is {shown(ratio[worst].item(), 1.0)} times "
-                   "expert(x), not 1: each token's routing weights must sum to 1 (softmax over its top-k logits)")  # fmt: skip
+        return outcome("pass", Ev("with every expert identical, y = expert(x) for every token to {off:.2g}: the weights sum to 1; {note}",
+                                  off=off, note=FLOAT32_NOTE))  # fmt: skip
+    return outcome("fail", Ev("with every expert identical, token {t}'s y is {ratio} times expert(x), not 1: each token's routing "
+                              "weights must sum to 1 (softmax over its top-k logits)", t=worst,
+                              ratio=shown(ratio[worst].item(), 1.0)))  # fmt: skip
 
 
 def unselected_check(ctx: Context):
@@ -253,14 +257,15 @@ def unselected_check(ctx: Context):
         leaked = ~routed & (change > LEAK_THRESHOLD)
         if leaked.any():
             t = int(leaked.nonzero()[0])
-            return outcome("fail", f"changing expert {j} moved token {t}'s y by {change[t]:.3g}, though token {t} is routed to "
-                           f"experts {chosen[t].tolist()}: a token's output may only come from its top-{built.top_k} experts",
+            return outcome("fail", Ev("changing expert {j} moved token {t}'s y by {change:.3g}, though token {t} is routed to experts "
+                                      "{experts}: a token's output may only come from its top-{k} experts", j=j, t=t,
+                                      change=change[t].item(), experts=chosen[t].tolist(), k=built.top_k),
                            "moe-dense-ignores-routing")  # fmt: skip
         if params and (routed & (change == 0)).any():
             t = int((routed & (change == 0)).nonzero()[0])
-            return outcome("fail", f"changing expert {j} did not move token {t}, which is routed to it")
+            return outcome("fail", Ev("changing expert {j} did not move token {t}, which is routed to it", j=j, t=t))
         base = y
-    return outcome("pass", f"each of the {built.n_experts} experts moves exactly the tokens routed to it (float64)")
+    return outcome("pass", Ev("each of the {n} experts moves exactly the tokens routed to it (float64)", n=built.n_experts))
 
 
 def gradient_check(ctx: Context):
@@ -276,7 +281,8 @@ def gradient_check(ctx: Context):
     ctx.call(lambda: ((y * seed_grad.float()).sum() + 3 * aux).backward(), watch=False)
     router = getattr(built.module, built.router).weight
     if leaf.grad is None or router.grad is None:
-        return outcome("fail", f"no gradient reaches {'x' if leaf.grad is None else built.router + '.weight'} (detached?)")
+        missing = "x" if leaf.grad is None else f"{built.router}.weight"
+        return outcome("fail", Ev("no gradient reaches {name} (detached?)", name=missing))
     grads = []
     for precision in (torch.float64, torch.float32):
         ref_x = x.detach().clone().to(precision).requires_grad_()
@@ -307,10 +313,12 @@ def aux_gradient_check(ctx: Context):
         reference(x.to(precision), w, zeros, built.top_k)[1].backward()
         grads.append(w.grad)
     if router.grad is None or router.grad.abs().max().item() == 0:
-        return outcome("fail", "the aux loss gives the router no gradient: it is built from counts only (f_i, an argmax "
-                       "count, has none), so it cannot balance anything; multiply f_i by P_i, the mean router probability",
+        return outcome("fail", Ev("the aux loss gives the router no gradient: it is built from counts only (f_i, an argmax count, has "
+                                  "none), so it cannot balance anything; multiply f_i by P_i, the mean router probability"),
                        "moe-aux-counts-only")  # fmt: skip
-    return against_truth([(f"d aux_loss / d {built.router}.weight (float64)", router.grad, grads[0], grads[0], grads[1])])
+    wrt = f"d aux_loss / d {built.router}.weight"
+    label = Ev("{name} ({what})", name=wrt, what="float64")
+    return against_truth([(label, router.grad, grads[0], grads[0], grads[1])])
 
 
 def rows_check(ctx: Context):
@@ -333,10 +341,10 @@ def large_logits_check(ctx: Context):
     y, aux = forward(ctx, built.module, x)
     for name, got, want in (("y", y, truth[0]), ("aux_loss", aux, truth[1])):
         if first_nonfinite(got, want) is not None:
-            return outcome("fail", f"router logits ~1e3 (float32) give a non-finite {name}: exp overflows without the "
-                           "max subtracted (torch.softmax does it)", "unstable-softmax")  # fmt: skip
-    return against_truth([("y at router logits ~1e3 (float32)", y, *[t[0] for t in (truth, same)]),
-                          ("aux_loss at router logits ~1e3 (float32)", aux, truth[1], same[1])])  # fmt: skip
+            return outcome("fail", Ev("router logits ~1e3 (float32) give a non-finite {name}: exp overflows without the max subtracted "
+                                      "(torch.softmax does it)", name=name), "unstable-softmax")  # fmt: skip
+    return against_truth([(Ev("{name} at router logits ~1e3 (float32)", name="y"), y, *[t[0] for t in (truth, same)]),
+                          (Ev("{name} at router logits ~1e3 (float32)", name="aux_loss"), aux, truth[1], same[1])])  # fmt: skip
 
 
 @dataclass(frozen=True)

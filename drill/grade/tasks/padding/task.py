@@ -16,6 +16,7 @@ from drill.grade.checks.compare import LEAK_THRESHOLD, expect_shape, moved
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.reference import CORRECT, Variant, attention, causal_mask
 from drill.grade.checks.common import no_mutation_check
+from drill.text.messages import Ev
 
 # (lengths, T): a length of 1, a length of T, T above every length, a single sample.
 CASES = (((5, 1, 3), 5), ((2, 4), 6), ((7, 7), 7), ((1,), 3))
@@ -59,18 +60,18 @@ def reference(lengths, t: int, causal: bool, variant=CORRECT, device=None) -> to
 def run(ctx: Context, lengths, t: int, causal: bool):
     out = ctx.call(ctx.entry, torch.tensor(lengths, device=ctx.device), t, causal=causal)
     if not isinstance(out, torch.Tensor):
-        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
-    expect_shape(out, (len(lengths), 1, t, t), "mask")
+        raise WrongShape(Ev("returned {type}, not a tensor", type=type(out).__name__))
+    expect_shape(out, (len(lengths), 1, t, t), Ev("mask"))
     return out
 
 
 def shape_check(ctx: Context, lengths, t, causal):
     out = run(ctx, lengths, t, causal)
     if out.dtype != torch.bool:
-        return outcome("fail", f"mask dtype is {out.dtype}, expected torch.bool", "mask-not-bool")
+        return outcome("fail", Ev("mask dtype is {dtype}, expected torch.bool", dtype=str(out.dtype)), "mask-not-bool")
     if out.device.type != ctx.device.type:  # ctx.device is "cuda", a tensor's "cuda:0"
-        return outcome("fail", f"mask is on {out.device}, lengths are on {ctx.device}")
-    return outcome("pass", f"bool {list(out.shape)}")
+        return outcome("fail", Ev("mask is on {device}, lengths are on {expected}", device=str(out.device), expected=str(ctx.device)))
+    return outcome("pass", Ev("bool {shape}", shape=list(out.shape)))
 
 
 def exact_check(ctx: Context, causal: bool, cases=CASES):
@@ -79,13 +80,12 @@ def exact_check(ctx: Context, causal: bool, cases=CASES):
         wrong = out != reference(lengths, t, causal, device=ctx.device)
         if wrong.any():
             b, _, i, j = (int(n) for n in wrong.nonzero()[0])
-            return outcome(
-                "fail",
-                f"lengths {list(lengths)}, T={t}: mask[{b}, 0, {i}, {j}] is {bool(out[b, 0, i, j])} "
-                f"(query {i} {'may' if out[b, 0, i, j] else 'may not'} attend key {j})",
-            )
-    kind = "causal + padding" if causal else "padding"
-    return outcome("pass", f"{kind} masks equal the reference for {len(cases)} length sets")
+            found = dict(lengths=list(lengths), t=t, b=b, i=i, j=j)
+            if out[b, 0, i, j]:
+                return outcome("fail", Ev("lengths {lengths}, T={t}: mask[{b}, 0, {i}, {j}] is True (query {i} may attend key {j})", **found))
+            return outcome("fail", Ev("lengths {lengths}, T={t}: mask[{b}, 0, {i}, {j}] is False (query {i} may not attend key {j})", **found))
+    kind = Ev("causal + padding") if causal else Ev("padding")
+    return outcome("pass", Ev("{kind} masks equal the reference for {n} length sets", kind=kind, n=len(cases)))
 
 
 def drawn_check(ctx: Context):
@@ -99,7 +99,8 @@ def drawn_check(ctx: Context):
         messages.append(result.message)
         if result.status != "pass":
             break
-    result.message = f"a configuration drawn from the seed (B={b}, T={ts}): {'; '.join(messages)}"
+    label = Ev("a configuration drawn from the seed (B={b}, T={ts})", b=b, ts=ts)
+    result.message = Ev("{label}: {what}", label=label, what=Ev.seq(messages))
     return result
 
 
@@ -119,10 +120,12 @@ def leak_check(ctx: Context, causal: bool):
             for i in range(t):
                 forbidden = j >= n or (causal and j > i)
                 if forbidden and change[i] > LEAK_THRESHOLD:
-                    why = "padded" if j >= n else "future"
-                    return outcome("fail", f"sample {b} (length {n}): query {i} sees {why} key {j}")
-    what = "padded and future keys" if causal else "padded keys"
-    return outcome("pass", f"{what} (lengths 5, 1, 3) never reach an output")
+                    if j >= n:
+                        return outcome("fail", Ev("sample {b} (length {n}): query {i} sees padded key {j}", b=b, n=n, i=i, j=j))
+                    return outcome("fail", Ev("sample {b} (length {n}): query {i} sees future key {j}", b=b, n=n, i=i, j=j))
+    if causal:
+        return outcome("pass", Ev("padded and future keys (lengths 5, 1, 3) never reach an output"))
+    return outcome("pass", Ev("padded keys (lengths 5, 1, 3) never reach an output"))
 
 
 def empty_rows_check(ctx: Context, causal: bool):
@@ -132,16 +135,16 @@ def empty_rows_check(ctx: Context, causal: bool):
     empty = ~mask.any(dim=-1)  # [B, 1, T]
     if empty.any():
         b, _, i = (int(n) for n in empty.nonzero()[0])
-        return outcome("fail", f"sample {b} (length {lengths[b]}): query {i} may attend to no key (softmax gives NaN)")
-    return outcome("pass", "every query row allows at least one key")
+        return outcome("fail", Ev("sample {b} (length {n}): query {i} may attend to no key (softmax gives NaN)", b=b, n=lengths[b], i=i))
+    return outcome("pass", Ev("every query row allows at least one key"))
 
 
 def varying_check(ctx: Context):
     for n, (lengths, t) in enumerate((((3, 2), 3), ((6, 1), 6), ((2, 4), 4))):
         out = run(ctx, lengths, t, True).bool()
         if not torch.equal(out, reference(lengths, t, True, device=ctx.device)):
-            return outcome("fail", f"call {n + 1} of 3 (T={t}) differs from the reference")
-    return outcome("pass", "calls with T = 3, 6, 4 in a row all match (no stale cached mask)")
+            return outcome("fail", Ev("call {n} of 3 (T={t}) differs from the reference", n=n + 1, t=t))
+    return outcome("pass", Ev("calls with T = 3, 6, 4 in a row all match (no stale cached mask)"))
 
 
 @dataclass(frozen=True)

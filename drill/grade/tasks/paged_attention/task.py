@@ -17,6 +17,7 @@ from drill.grade.checks.common import deterministic_check, dtype_id, large_logit
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, scale_factor
+from drill.text.messages import Ev
 
 # (B, H, D, block_size, max_blocks, num_blocks, context_lens): B, H, D and block_size differ.
 BASE = (3, 2, 8, 4, 5, 16, (13, 4, 7))
@@ -113,8 +114,8 @@ def paged_reference(q, k_cache, v_cache, block_table, context_lens, variant=CORR
         keys, values = k_cache[blocks, slots], v_cache[blocks, slots]  # [L, H, D]
         if base.order == (0, 2, 1):
             keys, values = values, keys
-        weights = torch.softmax(torch.einsum("hd,lhd->hl", q[s], keys) * scale, dim=-1)
-        outs.append(torch.einsum("hl,lhd->hd", weights, values))
+        weights = torch.softmax(torch.einsum("hd,lhd->hl", q[s], keys) * scale, dim=-1)  # shown as is
+        outs.append(torch.einsum("hl,lhd->hd", weights, values))  # shown as is
     return torch.stack(outs)
 
 
@@ -131,14 +132,14 @@ def shape_check(ctx: Context, config):
     paged = build(ctx, config, 1, torch.float32)
     out = run(ctx, *paged.args())
     problem = expect_like(out, paged.q.shape, paged.q)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} ({describe(config)})")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape} ({config})", shape=list(out.shape), config=describe(config)))
 
 
 def numerical_check(ctx: Context, config, dtype, offset: int):
     paged = build(ctx, config, 100 + offset)
     out = run(ctx, *paged.args(dtype))
     truth, same = (paged_reference(*paged.args(precision)) for precision in (torch.float64, dtype))
-    return against_truth([(f"output ({describe(config)})", out, truth, same)])
+    return against_truth([(Ev("output ({what})", what=Ev("{code}", code=describe(config))), out, truth, same)])
 
 
 def drawn_config(ctx: Context):
@@ -154,13 +155,13 @@ def drawn_check(ctx: Context):
     """One call on caches of a configuration drawn from the seed (float32)."""
     config = drawn_config(ctx)
     b, h, d = config[:3]
-    where = f"{describe(config)}, B={b}, H={h}, D={d}, drawn from the seed"
+    where = Ev("{config}, drawn from the seed", config=f"{describe(config)}, B={b}, H={h}, D={d}")
     paged = build(ctx, config, 133)
     out = run(ctx, *paged.args(torch.float32))
     truth, same = (paged_reference(*paged.args(precision)) for precision in (torch.float64, torch.float32))
-    result = against_truth([(f"output ({where})", out, truth, same)])
+    result = against_truth([(Ev("output ({what})", what=where), out, truth, same)])
     if result.status == "pass":
-        result.message += f" ({where})"
+        result.message = Ev("{what} ({where})", what=result.message, where=where)
     return result
 
 
@@ -179,8 +180,8 @@ def gradient_check(ctx: Context, dtype):
     pairs = []
     for name, leaf, exact, same in zip(("q", "k_cache", "v_cache"), leaves, grads[torch.float64], grads[dtype]):
         if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name}", leaf.grad, exact, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name))
+        pairs.append((Ev("{code}", code=f"d{name}"), leaf.grad, exact, same))
     return against_truth(pairs)
 
 
@@ -203,14 +204,14 @@ def slot_leak_check(ctx: Context):
             for s in range(len(lens)):
                 if owner is not None and owner[0] == s:
                     if not change[s] > LEAK_THRESHOLD:
-                        return outcome("fail", f"token {owner[1]} of sequence {s} (block {block}, slot {slot}) "
-                                               f"never reaches its output")  # fmt: skip
+                        return outcome("fail", Ev("token {t} of sequence {s} (block {block}, slot {slot}) never reaches its output",
+                                                  t=owner[1], s=s, block=block, slot=slot))  # fmt: skip
                 elif change[s] > LEAK_THRESHOLD:
-                    what = (f"token {owner[1]} of sequence {owner[0]}" if owner else
-                            "a slot no sequence holds (past a context length, or a block past the table's used entries)")  # fmt: skip
-                    return outcome("fail", f"sequence {s} (context_lens {lens[s]}) reads block {block}, slot {slot}: "
-                                           f"{what} (moved {change[s]:.3g})")  # fmt: skip
-    return outcome("pass", f"{num_blocks} blocks x {bs} slots: each moves only its own sequence's output, garbage none")
+                    what = (Ev("token {t} of sequence {s}", t=owner[1], s=owner[0]) if owner else
+                            Ev("a slot no sequence holds (past a context length, or a block past the table's used entries)"))  # fmt: skip
+                    return outcome("fail", Ev("sequence {s} (context_lens {n}) reads block {block}, slot {slot}: {what} (moved {change:.3g})",
+                                              s=s, n=lens[s], block=block, slot=slot, what=what, change=change[s].item()))  # fmt: skip
+    return outcome("pass", Ev("{blocks} blocks x {bs} slots: each moves only its own sequence's output, garbage none", blocks=num_blocks, bs=bs))
 
 
 def garbage_nan_check(ctx: Context):
@@ -220,7 +221,7 @@ def garbage_nan_check(ctx: Context):
     finite = run(ctx, *paged.args())
     expect_shape(finite, truth.shape)
     if not (finite - truth).abs().max().item() <= 1e-9 * max(1.0, truth.abs().max().item()):
-        return outcome("skip", "skipped: the output is already wrong with finite garbage (see the numerical checks)")
+        return outcome("skip", Ev("skipped: the output is already wrong with finite garbage (see the numerical checks)"))
     k2, v2 = paged.k_cache.clone(), paged.v_cache.clone()
     real = torch.zeros(k2.shape[:2], dtype=torch.bool)
     for block, slot in paged.owners:
@@ -231,12 +232,12 @@ def garbage_nan_check(ctx: Context):
     expect_shape(out, truth.shape)
     bad = first_nonfinite(out, truth)
     if bad is not None:
-        return outcome("fail", f"with NaN keys and inf values in the garbage slots, the output is non-finite at {list(bad)}",
+        return outcome("fail", Ev("with NaN keys and inf values in the garbage slots, the output is non-finite at {at}", at=list(bad)),
                        "paged-garbage-nan")  # fmt: skip
     error = (out - truth).abs().max().item()
     if error > 1e-9 * max(1.0, truth.abs().max().item()):
-        return outcome("fail", f"with NaN and inf garbage, max error {error:.3g} against the float64 reference")
-    return outcome("pass", "NaN keys and inf values in the garbage slots never reach the output")
+        return outcome("fail", Ev("with NaN and inf garbage, max error {e:.3g} against the float64 reference", e=error))
+    return outcome("pass", Ev("NaN keys and inf values in the garbage slots never reach the output"))
 
 
 def large_logits_check(ctx: Context):
@@ -250,7 +251,7 @@ def int32_check(ctx: Context):
     paged = build(ctx, BASE, 700)
     out = run(ctx, *paged.args(torch.float32, torch.int32))
     truth, same = (paged_reference(*paged.args(precision)) for precision in (torch.float64, torch.float32))
-    return against_truth([("output (block_table and context_lens int32, as vLLM's)", out, truth, same)])
+    return against_truth([(Ev("output (block_table and context_lens int32, as vLLM's)"), out, truth, same)])
 
 
 def varying_check(ctx: Context):
@@ -258,10 +259,10 @@ def varying_check(ctx: Context):
         paged = build(ctx, config, 800 + n)
         out = run(ctx, *paged.args(torch.float32))
         truth, same = (paged_reference(*paged.args(precision)) for precision in (torch.float64, torch.float32))
-        result = against_truth([(f"call {n + 1} ({describe(config)})", out, truth, same)])
+        result = against_truth([(Ev("call {n} ({config})", n=n + 1, config=describe(config)), out, truth, same)])
         if result.status != "pass":
             return result
-    return outcome("pass", "calls with block_size 4, 16 and 1 in a row all match")
+    return outcome("pass", Ev("calls with block_size 4, 16 and 1 in a row all match"))
 
 
 @dataclass(frozen=True)

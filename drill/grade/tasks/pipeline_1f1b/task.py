@@ -18,6 +18,7 @@ from functools import partial
 import torch
 
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 T_F, T_B = 1, 2  # time units of one forward and one backward on one stage
 
@@ -57,18 +58,18 @@ def reference(p: int, m: int, variant: ScheduleVariant = CORRECT_SCHEDULE) -> li
 def schedule_of(value, p: int) -> list[list[tuple[str, int]]]:
     """The user's return value as p lists of (kind, micro-batch) pairs, or WrongShape naming what is off."""
     if not isinstance(value, (list, tuple)):
-        raise WrongShape(f"returned {type(value).__name__}, not a list of {p} per-stage lists")
+        raise WrongShape(Ev("returned {type}, not a list of {p} per-stage lists", type=type(value).__name__, p=p))
     if len(value) != p:
-        raise WrongShape(f"returned {len(value)} per-stage lists for n_stages={p}")
+        raise WrongShape(Ev("returned {n} per-stage lists for n_stages={p}", n=len(value), p=p))
     stages = []
     for s, ops in enumerate(value):
         if not isinstance(ops, (list, tuple)):
-            raise WrongShape(f"stage {s}: {type(ops).__name__}, not a list of ('F', m) / ('B', m)")
+            raise WrongShape(Ev("stage {s}: {type}, not a list of ('F', m) / ('B', m)", s=s, type=type(ops).__name__))
         found = []
         for op in ops:
             ok = isinstance(op, (list, tuple)) and len(op) == 2 and op[0] in ("F", "B")
             if not ok or isinstance(op[1], bool) or not isinstance(op[1], int):
-                raise WrongShape(f"stage {s}: {op!r} is not ('F', m) or ('B', m) with an int m")
+                raise WrongShape(Ev("stage {s}: {op} is not ('F', m) or ('B', m) with an int m", s=s, op=repr(op)))
             found.append((op[0], op[1]))
         stages.append(found)
     return stages
@@ -79,15 +80,21 @@ def call(ctx: Context, p: int, m: int, keywords: bool = False):
     return schedule_of(value, p)
 
 
-def coverage_problem(stages, m: int) -> str | None:
+def coverage_problem(stages, m: int) -> Ev | None:
     """Each stage must run F m and B m exactly once for every micro-batch 0..m-1."""
     want = sorted([("B", i) for i in range(m)] + [("F", i) for i in range(m)])
     for s, ops in enumerate(stages):
         if sorted(ops) != want:
             extra = [op for op in ops if op not in want or ops.count(op) > 1]
             missing = [op for op in want if op not in ops]
-            what = f"runs {extra[0]} {'twice' if extra[0] in want else '(no such micro-batch)'}" if extra else f"never runs {missing[0]}"
-            return f"stage {s} {what} (n_microbatches={m}: every stage runs ('F', i) and ('B', i) once for i in 0..{m - 1})"
+            if not extra:
+                what = Ev("stage {s} never runs {op}", s=s, op=op_text(missing[0]))
+            elif extra[0] in want:
+                what = Ev("stage {s} runs {op} twice", s=s, op=op_text(extra[0]))
+            else:
+                what = Ev("stage {s} runs {op} (no such micro-batch)", s=s, op=op_text(extra[0]))
+            return Ev("{what} (n_microbatches={m}: every stage runs ('F', i) and ('B', i) once for i in 0..{last})",
+                      what=what, m=m, last=m - 1)  # fmt: skip
     return None
 
 
@@ -150,41 +157,42 @@ def op_text(op) -> str:
     return f"('{op[0]}', {op[1]})"
 
 
-def schedule_check(ctx: Context, p: int, m: int, what: str, keywords: bool = False):
+def schedule_check(ctx: Context, p: int, m: int, what: Ev, keywords: bool = False):
     """Coverage, then the simulation: no deadlock, the in-flight limit, the bubble."""
     stages = call(ctx, p, m, keywords)
     problem = coverage_problem(stages, m)
     if problem:
-        return outcome("fail", f"n_stages={p}, n_microbatches={m}: {problem}")
+        return outcome("fail", Ev("n_stages={p}, n_microbatches={m}: {what}", p=p, m=m, what=problem))
     sim = simulate(stages, p)
     if sim.stuck:
         s, op, dep = sim.stuck
-        waits = f"{op_text(dep[1:])} on stage {dep[0]}" if dep else "nothing it can get"
-        return outcome("fail", f"n_stages={p}, n_microbatches={m}: deadlock: stage {s} waits at {op_text(op)} for {waits}, "
-                       "which never comes: the two orders wait on each other")  # fmt: skip
+        waits = Ev("{op} on stage {s}", op=op_text(dep[1:]), s=dep[0]) if dep else Ev("nothing it can get")
+        return outcome("fail", Ev("n_stages={p}, n_microbatches={m}: deadlock: stage {s} waits at {op} for {waits}, which never comes: "
+                                  "the two orders wait on each other", p=p, m=m, s=s, op=op_text(op), waits=waits))  # fmt: skip
     for s, most in enumerate(sim.in_flight):
         if most > p - s:
-            return outcome("fail", f"n_stages={p}, n_microbatches={m}: stage {s} holds {most} activations at once "
-                           f"(forwarded, not yet backwarded); 1F1B keeps at most n_stages - s = {p - s}")  # fmt: skip
+            return outcome("fail", Ev("n_stages={p}, n_microbatches={m}: stage {s} holds {most} activations at once (forwarded, not yet "
+                                      "backwarded); 1F1B keeps at most n_stages - s = {limit}", p=p, m=m, s=s, most=most, limit=p - s))  # fmt: skip
     got, ideal = bubble(p, m, sim.makespan), ideal_bubble(p, m)
     if got > ideal + 1e-9:
         best = (m + p - 1) * (T_F + T_B)
-        return outcome("fail", f"n_stages={p}, n_microbatches={m}: bubble fraction {got:.4f}, 1F1B reaches (p-1)/(m+p-1) = {ideal:.4f} "
-                       f"(forward 1 unit, backward 2: the schedule takes {sim.makespan} units, not {best})")  # fmt: skip
-    return outcome("pass", f"{what}: n_stages={p}, n_microbatches={m}: no deadlock, in flight {sim.in_flight} "
-                   f"within n_stages - s, bubble {got:.4f} = (p-1)/(m+p-1)")  # fmt: skip
+        return outcome("fail", Ev("n_stages={p}, n_microbatches={m}: bubble fraction {got:.4f}, 1F1B reaches (p-1)/(m+p-1) = {ideal:.4f} "
+                                  "(forward 1 unit, backward 2: the schedule takes {took} units, not {best})",
+                                  p=p, m=m, got=got, ideal=ideal, took=sim.makespan, best=best))  # fmt: skip
+    return outcome("pass", Ev("{what}: n_stages={p}, n_microbatches={m}: no deadlock, in flight {flight} within n_stages - s, "
+                              "bubble {got:.4f} = (p-1)/(m+p-1)", what=what, p=p, m=m, flight=sim.in_flight, got=got))  # fmt: skip
 
 
 def type_check(ctx: Context):
     stages = call(ctx, 3, 5)
-    return outcome("pass", f"3 per-stage lists of ('F', m) / ('B', m), {sum(map(len, stages))} ops")
+    return outcome("pass", Ev("3 per-stage lists of ('F', m) / ('B', m), {n} ops", n=sum(map(len, stages))))
 
 
 def pure_check(ctx: Context):
     first, second = call(ctx, 4, 6), call(ctx, 4, 6)
     if first != second:
-        return outcome("fail", "two identical calls return different schedules")
-    return outcome("pass", "two identical calls return the same schedule")
+        return outcome("fail", Ev("two identical calls return different schedules"))
+    return outcome("pass", Ev("two identical calls return the same schedule"))
 
 
 def drawn_config(ctx: Context, offset: int) -> tuple[int, int]:
@@ -234,15 +242,16 @@ class Pipeline1F1BTask:
     def checks(self, ctx: Context) -> list[CheckDef]:
         return [
             CheckDef("shape.returns-stages", "shape", partial(type_check, ctx)),
-            CheckDef("numerical.base", "numerical", partial(schedule_check, ctx, 4, 8, "the textbook case")),
-            CheckDef("numerical.m-equals-p", "numerical", partial(schedule_check, ctx, 3, 3, "as many micro-batches as stages")),
-            CheckDef("numerical.odd-sizes", "numerical", partial(schedule_check, ctx, 5, 11, "odd sizes")),
-            CheckDef("numerical.drawn", "numerical", partial(schedule_check, ctx, *drawn_config(ctx, 300), "drawn from the seed")),
-            CheckDef("stability.many-microbatches", "stability", partial(schedule_check, ctx, 7, 61, "many micro-batches")),
-            CheckDef("robustness.fewer-microbatches", "robustness", partial(schedule_check, ctx, 6, 4, "fewer micro-batches than stages")),
-            CheckDef("robustness.one-microbatch", "robustness", partial(schedule_check, ctx, 4, 1, "one micro-batch")),
-            CheckDef("robustness.one-stage", "robustness", partial(schedule_check, ctx, 1, 5, "one stage")),
-            CheckDef("robustness.keyword-arguments", "robustness", partial(schedule_check, ctx, 3, 7, "called with keywords", True)),
+            CheckDef("numerical.base", "numerical", partial(schedule_check, ctx, 4, 8, Ev("the textbook case"))),
+            CheckDef("numerical.m-equals-p", "numerical", partial(schedule_check, ctx, 3, 3, Ev("as many micro-batches as stages"))),
+            CheckDef("numerical.odd-sizes", "numerical", partial(schedule_check, ctx, 5, 11, Ev("odd sizes"))),
+            CheckDef("numerical.drawn", "numerical", partial(schedule_check, ctx, *drawn_config(ctx, 300), Ev("drawn from the seed"))),
+            CheckDef("stability.many-microbatches", "stability", partial(schedule_check, ctx, 7, 61, Ev("many micro-batches"))),
+            CheckDef("robustness.fewer-microbatches", "robustness",
+                     partial(schedule_check, ctx, 6, 4, Ev("fewer micro-batches than stages"))),
+            CheckDef("robustness.one-microbatch", "robustness", partial(schedule_check, ctx, 4, 1, Ev("one micro-batch"))),
+            CheckDef("robustness.one-stage", "robustness", partial(schedule_check, ctx, 1, 5, Ev("one stage"))),
+            CheckDef("robustness.keyword-arguments", "robustness", partial(schedule_check, ctx, 3, 7, Ev("called with keywords"), True)),
             CheckDef("robustness.deterministic", "robustness", partial(pure_check, ctx)),
         ]
 

@@ -20,6 +20,7 @@ from drill.grade.checks.common import dtype_id, loss_probe, user_loss_grads
 from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 ENTRY_LOSS = "ppo_clip_loss"
 LOSS_CHECKS = frozenset({"loss.shape", "loss.defaults", "loss.mask", "loss.int-mask", "loss.clip-0.1", "loss.float64",
@@ -86,9 +87,9 @@ def rollout(ctx: Context, offset: int, t: int, envs: int | None, dtype=torch.flo
 def gae_run(ctx: Context, rewards, values, dones, gamma, lam):
     ret = ctx.call(ctx.entry, rewards, values, dones, gamma, lam)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(x, torch.Tensor) for x in ret)):
-        raise WrongShape(f"compute_gae returned {type(ret).__name__}, not an (advantages, returns) pair of tensors")
-    expect_shape(ret[0], rewards.shape, "advantages")
-    expect_shape(ret[1], rewards.shape, "returns")
+        raise WrongShape(Ev("compute_gae returned {type}, not an (advantages, returns) pair of tensors", type=type(ret).__name__))
+    expect_shape(ret[0], rewards.shape, Ev("{code}", code="advantages"))
+    expect_shape(ret[1], rewards.shape, Ev("{code}", code="returns"))
     return ret
 
 
@@ -98,14 +99,16 @@ def gae_check(ctx: Context, offset: int, t: int, envs, gamma: float, lam: float,
     sent = [x.to(dtype) for x in (rewards, values)]
     same = gae_reference(*sent, dones, gamma, lam)
     adv, ret = gae_run(ctx, *sent, dones.to(dtype) if float_dones else dones.clone(), gamma, lam)
-    what = f"T={t}" + (f", n_envs={envs}" if envs else "") + f", γ={gamma:g}, λ={lam:g}" + (f", dones={str(dtype)[6:]}" if float_dones else "")
-    what += f", {str(dtype)[6:]}"
+    config = f"T={t}" + (f", n_envs={envs}" if envs else "") + f", γ={gamma:g}, λ={lam:g}" + (f", dones={str(dtype)[6:]}" if float_dones else "")
+    what = Ev("{config}, {dtype}", config=config, dtype=str(dtype)[6:])
     for name, got in (("advantages", adv), ("returns", ret)):
         if got.dtype != dtype:
-            return outcome("fail", f"{what}: {name} dtype is {got.dtype}, the rewards' is {dtype}")
-    result = against_truth([(f"advantages ({what})", adv, truth[0], same[0]), (f"returns ({what})", ret, truth[1], same[1])])
+            wrong = Ev("{name} dtype is {dtype}, the rewards' is {expected}", name=name, dtype=str(got.dtype), expected=str(dtype))
+            return outcome("fail", Ev("{label}: {what}", label=what, what=wrong))
+    result = against_truth([(Ev("advantages ({what})", what=what), adv, truth[0], same[0]),
+                            (Ev("returns ({what})", what=what), ret, truth[1], same[1])])  # fmt: skip
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -115,14 +118,14 @@ def gae_mutation_check(ctx: Context):
     gae_run(ctx, rewards, values, dones, 0.99, 0.95)
     changed = [n for n, x, b in zip(("rewards", "values", "dones"), (rewards, values, dones), before) if not torch.equal(x, b)]
     if changed:
-        return outcome("fail", f"compute_gae modified in place: {', '.join(changed)}", "mutates-input")
-    return outcome("pass", "rewards, values, dones unchanged")
+        return outcome("fail", Ev("compute_gae modified in place: {names}", names=", ".join(changed)), "mutates-input")
+    return outcome("pass", Ev("rewards, values, dones unchanged"))
 
 
 def loss_handle(ctx: Context):
     handle = ctx.user.entry(ENTRY_LOSS)
     if handle is None:
-        raise UserCodeError("the file does not define ppo_clip_loss(logp, old_logp, advantages, clip_eps=0.2, mask=None)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define ppo_clip_loss(logp, old_logp, advantages, clip_eps=0.2, mask=None)"), "not-implemented")
     return handle
 
 
@@ -144,8 +147,8 @@ def tokens(ctx: Context, offset: int, b: int, length: int, clip_eps: float = 0.2
 def loss_run(ctx: Context, logp, old, adv, **kwargs):
     loss = ctx.call(loss_handle(ctx), logp, old, adv, **kwargs)
     if not isinstance(loss, torch.Tensor):
-        raise WrongShape(f"ppo_clip_loss returned {type(loss).__name__}, not a 0-dim loss tensor")
-    expect_shape(loss, (), "ppo_clip_loss's loss")
+        raise WrongShape(Ev("ppo_clip_loss returned {type}, not a 0-dim loss tensor", type=type(loss).__name__))
+    expect_shape(loss, (), Ev("ppo_clip_loss's loss"))
     return loss
 
 
@@ -158,13 +161,15 @@ def loss_check(ctx: Context, offset: int, dims, dtype=torch.float32, masked: boo
     if masked:
         kwargs["mask"] = mask if mask_as is None else mask.to(mask_as)
     loss = loss_run(ctx, *sent, **kwargs)
-    what = f"[B, L] = {list(dims)}" + ("" if masked else ", mask=None") + (f", mask.dtype={str(mask_as)[6:]}" if mask_as else "")
-    what += (f", clip_eps={clip_eps:g}" if clip_eps else "") + (f", log_ratio_scale={spread:g}" if spread != 0.3 else "") + f", {str(dtype)[6:]}"
+    config = f"[B, L] = {list(dims)}" + ("" if masked else ", mask=None") + (f", mask.dtype={str(mask_as)[6:]}" if mask_as else "")
+    config += (f", clip_eps={clip_eps:g}" if clip_eps else "") + (f", log_ratio_scale={spread:g}" if spread != 0.3 else "")
+    what = Ev("{config}, {dtype}", config=config, dtype=str(dtype)[6:])
     if loss.dtype != dtype:
-        return outcome("fail", f"{what}: loss dtype is {loss.dtype}, the log-probs' is {dtype}")
-    result = against_truth([(f"loss ({what})", loss, truth, same)])
+        wrong = Ev("loss dtype is {dtype}, the log-probs' is {expected}", dtype=str(loss.dtype), expected=str(dtype))
+        return outcome("fail", Ev("{label}: {what}", label=what, what=wrong))
+    result = against_truth([(Ev("loss ({what})", what=what), loss, truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -175,13 +180,13 @@ def gradient_check(ctx: Context):
     loss = loss_run(ctx, *leaves, mask=mask)
     ctx.call(lambda: (loss * 1.7).backward(), watch=False)
     if leaves[0].grad is None:
-        return outcome("fail", "no gradient reaches logp (is the loss detached?)")
+        return outcome("fail", Ev("no gradient reaches logp (is the loss detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         leaf = logp.float().to(precision).requires_grad_()
         (loss_reference(leaf, old.float().to(precision), adv.float().to(precision), mask=mask) * 1.7).backward()
         grads.append(leaf.grad)
-    return against_truth([("d loss / d logp", leaves[0].grad, *grads)])
+    return against_truth([(Ev("{code}", code="d loss / d logp"), leaves[0].grad, *grads)])
 
 
 def detached_check(ctx: Context):
@@ -191,9 +196,11 @@ def detached_check(ctx: Context):
     ctx.call(lambda: loss.backward(), watch=False)
     leaked = [name for name, leaf in zip(("old_logp", "advantages"), leaves[1:]) if leaf.grad is not None and leaf.grad.abs().max().item() != 0]
     if leaked:
-        return outcome("fail", f"the loss sends a gradient into {' and '.join(leaked)}: they come from the rollout (and the critic) "
-                       "and must be constants of the policy loss", "ppo-advantages-not-detached")  # fmt: skip
-    return outcome("pass", "old_logp and advantages, sent requiring grad, get no gradient")
+        names = [Ev("{code}", code=name) for name in leaked]
+        names = Ev("{a} and {b}", a=names[0], b=names[1]) if len(names) == 2 else names[0]
+        return outcome("fail", Ev("the loss sends a gradient into {names}: they come from the rollout (and the critic) "
+                                  "and must be constants of the policy loss", names=names), "ppo-advantages-not-detached")  # fmt: skip
+    return outcome("pass", Ev("old_logp and advantages, sent requiring grad, get no gradient"))
 
 
 def padding_check(ctx: Context):
@@ -208,10 +215,11 @@ def padding_check(ctx: Context):
         x[pad] += 3 * ctx.randn(int(pad.sum()), gen=ctx.generator(321), dtype=torch.float64)
     change = (loss_run(ctx, *moved, mask=mask) - base).abs().item()
     if change > 1e-12 * max(1.0, abs(base.item())):
-        return outcome("fail", f"changing the {int(pad.sum())} padded positions moved the loss by {change:.3g}", "ppo-padding-in-mean")
+        return outcome("fail", Ev("changing the {n} padded positions moved the loss by {change:.3g}", n=int(pad.sum()), change=change),
+                       "ppo-padding-in-mean")  # fmt: skip
     if leaf.grad is not None and leaf.grad[pad].abs().max().item() != 0:
-        return outcome("fail", "a padded position gets a non-zero gradient", "ppo-padding-in-mean")
-    return outcome("pass", f"the {int(pad.sum())} padded positions never reach the loss or its gradient (float64)")
+        return outcome("fail", Ev("a padded position gets a non-zero gradient"), "ppo-padding-in-mean")
+    return outcome("pass", Ev("the {n} padded positions never reach the loss or its gradient (float64)", n=int(pad.sum())))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import torch
 from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 OUT, IN = 6, 10
 ENTRY_DEQUANTIZE = "dequantize"
@@ -76,19 +77,20 @@ def quantize(ctx: Context, w):
     """The user's (q, scale) with scale as [out, 1]; WrongShape names a contract break."""
     ret = ctx.call(ctx.entry, w)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(t, torch.Tensor) for t in ret)):
-        raise WrongShape(f"quantize_int8 returned {type(ret).__name__}, not (q, scale), two tensors")
+        raise WrongShape(Ev("quantize_int8 returned {type}, not (q, scale), two tensors", type=type(ret).__name__))
     q, scale = ret
     expect_shape(q, w.shape, "q")
     if q.dtype != torch.int8:
-        raise WrongShape(f"q has dtype {q.dtype}, not torch.int8")
+        raise WrongShape(Ev("q has dtype {dtype}, not torch.int8", dtype=str(q.dtype)))
     if not scale.is_floating_point():
-        raise WrongShape(f"scale has dtype {scale.dtype}, not a floating dtype")
+        raise WrongShape(Ev("scale has dtype {dtype}, not a floating dtype", dtype=str(scale.dtype)))
     if scale.numel() == 1 and (w.shape[0] > 1 or scale.dim() == 0):
-        raise Broken(outcome("fail", f"scale has shape {list(scale.shape)}: one scale for the whole matrix; expected "
-                             f"[{w.shape[0]}, 1] or [{w.shape[0]}], one per output channel (row)", "quant-per-tensor-scale"))  # fmt: skip
+        whole = Ev("scale has shape {shape}: one scale for the whole matrix; expected [{rows}, 1] or [{rows}], one per output channel "
+                   "(row)", shape=list(scale.shape), rows=w.shape[0])  # fmt: skip
+        raise Broken(outcome("fail", whole, "quant-per-tensor-scale"))
     if tuple(scale.shape) not in ((w.shape[0], 1), (w.shape[0],)):
-        raise WrongShape(f"scale has shape {list(scale.shape)}, expected [{w.shape[0]}, 1] or [{w.shape[0]}]: one scale per "
-                         "output channel (row)")  # fmt: skip
+        raise WrongShape(Ev("scale has shape {shape}, expected [{rows}, 1] or [{rows}]: one scale per output channel (row)",
+                            shape=list(scale.shape), rows=w.shape[0]))  # fmt: skip
     return q, scale.reshape(-1, 1)
 
 
@@ -116,14 +118,25 @@ def per_tensor(scale, truth) -> bool:
     return scale.numel() > 1 and bool((scale == scale[0]).all()) and not bool((truth == truth[0]).all())
 
 
+def labelled(label, what) -> Ev:
+    return Ev("{label}: {what}", label=label, what=what)
+
+
+def unlabelled(message, label):
+    """``message`` without the ``label: `` that :func:`labelled` put in front of it."""
+    if isinstance(message, Ev) and message.msgid == "{label}: {what}" and message.params["label"] == label:
+        return message.params["what"]
+    return message
+
+
 def scale_check(ctx: Context, w, label: str):
     q, scale = quantize(ctx, w)
     truth = reference(w.double())[1]
     if per_tensor(scale, truth):
-        return outcome("fail", f"{label}: every row got the same scale {scale[0].item():.4g}, though the rows' absmax "
-                       "range from {:.3g} to {:.3g}: one scale per output channel".format(
-                           127 * truth.min().item(), 127 * truth.max().item()), "quant-per-tensor-scale")  # fmt: skip
-    return against_truth([(f"{label}: scale (absmax / 127 per row)", scale, truth, reference(w)[1])])
+        same = Ev("every row got the same scale {scale:.4g}, though the rows' absmax range from {low:.3g} to {high:.3g}: one "
+                  "scale per output channel", scale=scale[0].item(), low=127 * truth.min().item(), high=127 * truth.max().item())  # fmt: skip
+        return outcome("fail", labelled(label, same), "quant-per-tensor-scale")
+    return against_truth([(labelled(label, Ev("scale (absmax / 127 per row)")), scale, truth, reference(w)[1])])
 
 
 def error_rows(w, q, scale):
@@ -146,11 +159,12 @@ def bound_check(ctx: Context, w, label: str):
     if len(bad):
         r = int(bad[0])
         col = int((q[r].double() * scale[r].double() - w[r].double()).abs().argmax())
-        return outcome("fail", f"{label}: row {r}: |q * scale - w| is {err[r]:.4g} = {err[r] / scale[r].item():.3g} scale at "
-                       f"column {col} (w = {w[r, col].item():.6g}, q = {int(q[r, col])}); allowed {allowed[r]:.4g} "
-                       f"(scale / 2 = {half[r]:.4g})")  # fmt: skip
+        return outcome("fail", labelled(label, Ev(
+            "row {row}: |q * scale - w| is {err:.4g} = {steps:.3g} scale at column {col} (w = {w:.6g}, q = {q}); allowed {allowed:.4g} "
+            "(scale / 2 = {half:.4g})", row=r, err=err[r].item(), steps=(err[r] / scale[r].item()).item(), col=col,
+            w=w[r, col].item(), q=int(q[r, col]), allowed=allowed[r].item(), half=half[r].item())))  # fmt: skip
     worst = (err / (2 * half).clamp_min(1e-300)).max().item()
-    return outcome("pass", f"{label}: every row's error within its bound (worst {worst:.3g} scale)")
+    return outcome("pass", labelled(label, Ev("every row's error within its bound (worst {worst:.3g} scale)", worst=worst)))
 
 
 def levels_check(ctx: Context, w, label: str):
@@ -167,13 +181,16 @@ def levels_outcome(w, q, scale, label: str, rows=None):
     if low:
         r, c = next(((r, c) for r, c in low if w[r, c] > 0), low[0])
         if w[r, c] > 0:
-            return outcome("fail", f"{label}: q[{r}, {c}] is -128 for w = {w[r, c].item():.6g}: w / scale rounded to 128 and "
-                           "the int8 cast wrapped it; clamp to [-127, 127] before the cast", "quant-no-clamp")  # fmt: skip
+            return outcome("fail", labelled(label, Ev("q[{row}, {col}] is -128 for w = {w:.6g}: w / scale rounded to 128 and the int8 "
+                                                      "cast wrapped it; clamp to [-127, 127] before the cast", row=r, col=c,
+                                                      w=w[r, c].item())), "quant-no-clamp")  # fmt: skip
         edge = {round(quotient[r, c].item()), round((w[r, c] / scale[r, 0].to(w.dtype)).item())}  # float64, w's dtype
         if -128 in edge:  # a quotient at the edge, kept by no clamp or by the int8 range's
-            return outcome("fail", f"{label}: q[{r}, {c}] is -128 for w = {w[r, c].item():.6g}: w / scale rounded to -128 and "
-                           "q kept it; clamp to [-127, 127] (the int8 range [-128, 127] is not symmetric)", "quant-no-clamp")  # fmt: skip
-        return outcome("fail", f"{label}: q[{r}, {c}] is -128 for w = {w[r, c].item():.6g}: symmetric int8 uses -127 to 127")
+            return outcome("fail", labelled(label, Ev("q[{row}, {col}] is -128 for w = {w:.6g}: w / scale rounded to -128 and q kept "
+                                                      "it; clamp to [-127, 127] (the int8 range [-128, 127] is not symmetric)", row=r,
+                                                      col=c, w=w[r, c].item())), "quant-no-clamp")  # fmt: skip
+        return outcome("fail", labelled(label, Ev("q[{row}, {col}] is -128 for w = {w:.6g}: symmetric int8 uses -127 to 127",
+                                                  row=r, col=c, w=w[r, c].item())))  # fmt: skip
     top = w.abs().argmax(dim=1)
     for r in rows:
         if w[r, top[r]] == 0:
@@ -181,24 +198,25 @@ def levels_outcome(w, q, scale, label: str, rows=None):
         want = 127 if w[r, top[r]] > 0 else -127
         got = int(q[r, top[r]])
         if got != want:
-            where = f"{label}: row {r}'s largest weight {w[r, top[r]].item():.6g} (column {int(top[r])}) has q = {got}, not {want}"
+            where = Ev("row {row}'s largest weight {w:.6g} (column {col}) has q = {got}, not {want}", row=r,
+                       w=w[r, top[r]].item(), col=int(top[r]), got=got, want=want)  # fmt: skip
             x = quotient[r, top[r]].item()
             if got == want - (1 if want > 0 else -1) and abs(x - want) < 1e-3:
-                return outcome("fail", f"{where}: w / scale is {want} up to a rounding difference ({x:.9g} with your scale); "
-                               f"computed just short of {want}, truncation takes it to {got} where rounding gives {want}",
-                               "quant-truncation")  # fmt: skip
-            return outcome("fail", f"{where}: the absmax of each row maps to ±127")
-    return outcome("pass", f"{label}: q in [-127, 127], every row's absmax at ±127 (exact)")
+                short = Ev("w / scale is {want} up to a rounding difference ({x:.9g} with your scale); computed just short of {want}, "
+                           "truncation takes it to {got} where rounding gives {want}", want=want, x=x, got=got)  # fmt: skip
+                return outcome("fail", labelled(label, labelled(where, short)), "quant-truncation")
+            return outcome("fail", labelled(label, labelled(where, Ev("the absmax of each row maps to ±127"))))
+    return outcome("pass", labelled(label, Ev("q in [-127, 127], every row's absmax at ±127 (exact)")))
 
 
 def drawn_check(ctx: Context):
     """A weight of drawn [out, in] through the scale, error-bound and levels checks: a file right only at the
     fixed shapes fails here."""
     shape = ctx.sizes(320, (2, 16), (3, 40), avoid=(OUT, IN))
-    w, label = make_weight(ctx, 321, shape), f"[{shape[0]}, {shape[1]}] float32 (drawn from the seed)"
+    w, label = make_weight(ctx, 321, shape), Ev("[{rows}, {cols}] float32 (drawn from the seed)", rows=shape[0], cols=shape[1])
     results = [check(ctx, w, label) for check in (scale_check, bound_check, levels_check)]
     failed = next((r for r in results if r.status != "pass"), None)
-    return failed or outcome("pass", f"{label}: " + "; ".join(r.message.removeprefix(f"{label}: ") for r in results))
+    return failed or outcome("pass", labelled(label, Ev.seq(unlabelled(r.message, label) for r in results)))
 
 
 def zero_row_check(ctx: Context):
@@ -206,13 +224,13 @@ def zero_row_check(ctx: Context):
     w[2] = 0.0
     q, scale = quantize(ctx, w)
     if not torch.isfinite(scale).all():
-        return outcome("fail", f"an all-zero row gives scale {scale[2].item()}: guard the division (q = 0 there)")
+        return outcome("fail", Ev("an all-zero row gives scale {scale}: guard the division (q = 0 there)", scale=scale[2].item()))
     if (q[2] != 0).any():
-        return outcome("fail", f"an all-zero row gives q = {q[2].tolist()}, not zeros")
+        return outcome("fail", Ev("an all-zero row gives q = {q}, not zeros", q=q[2].tolist()))
     out = dequantize(ctx, q, scale, scale_shape(ctx, w))
     if not torch.isfinite(out).all() or (out[2] != 0).any():
-        return outcome("fail", "an all-zero row does not dequantize to zeros")
-    return outcome("pass", "an all-zero row: q = 0, a finite scale, zeros back")
+        return outcome("fail", Ev("an all-zero row does not dequantize to zeros"))
+    return outcome("pass", Ev("an all-zero row: q = 0, a finite scale, zeros back"))
 
 
 TINY = 1e-6  # rows below an epsilon guard's floor (1e-8, 1e-12, float32's eps): the contract does not ask for them
@@ -232,7 +250,7 @@ def extremes_check(ctx: Context):
     w = make_weight(ctx, 410)
     w[0] *= 1e30
     w[1] *= 1e-30
-    label = "rows ~1e30 and ~1e-30 (float32)"
+    label = Ev("rows ~1e30 and ~1e-30 (float32)")
     result = bound_check(ctx, w, label)
     if result.status != "pass":
         return result
@@ -242,23 +260,27 @@ def extremes_check(ctx: Context):
     if result.status != "pass" or not guarded:
         return result
     r = guarded[0]
-    return outcome("pass", f"{label}: q in [-127, 127], every other row's absmax at ±127 (exact); note: row {r} (absmax "
-                   f"{w[r].abs().max().item():.3g}) has scale {scale[r, 0].item():.3g}, an epsilon guard's floor instead of "
-                   "absmax / 127, so its q is 0: accepted, the contract does not ask for rows this small")  # fmt: skip
+    return outcome("pass", labelled(label, Ev(
+        "q in [-127, 127], every other row's absmax at ±127 (exact); note: row {row} (absmax {absmax:.3g}) has scale {scale:.3g}, an "
+        "epsilon guard's floor instead of absmax / 127, so its q is 0: accepted, the contract does not ask for rows this small",
+        row=r, absmax=w[r].abs().max().item(), scale=scale[r, 0].item())))  # fmt: skip
 
 
 def dequantizer(ctx: Context):
     handle = ctx.user.entry(ENTRY_DEQUANTIZE)
     if handle is None:
-        raise UserCodeError("the file does not define dequantize(q, scale)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define dequantize(q, scale)"), "not-implemented")
     return handle
+
+
+DEQUANTIZED = Ev("dequantize's output")
 
 
 def dequantize(ctx: Context, q, scale, shape):
     out = ctx.call(dequantizer(ctx), q, scale.reshape(shape))
     if not isinstance(out, torch.Tensor):
-        raise WrongShape(f"dequantize returned {type(out).__name__}, not a tensor")
-    expect_shape(out, q.shape, "dequantize's output")
+        raise WrongShape(Ev("dequantize returned {type}, not a tensor", type=type(out).__name__))
+    expect_shape(out, q.shape, DEQUANTIZED)
     return out
 
 
@@ -275,8 +297,8 @@ def dequantize_check(ctx: Context, dtype):
     q, scale = reference(w)
     out = dequantize(ctx, q.to(torch.int8), scale, scale_shape(ctx, w))
     if out.dtype != dtype:
-        return outcome("fail", f"dequantize returned {out.dtype}, the scale's dtype is {dtype}")
-    return against_truth([(f"dequantize ({str(dtype)[6:]})", out, q.double() * scale.double(), q.to(dtype) * scale)])
+        return outcome("fail", Ev("dequantize returned {got}, the scale's dtype is {dtype}", got=str(out.dtype), dtype=str(dtype)))
+    return against_truth([(Ev("dequantize ({dtype})", dtype=str(dtype)[6:]), out, q.double() * scale.double(), q.to(dtype) * scale)])
 
 
 def gradient_check(ctx: Context):
@@ -286,14 +308,14 @@ def gradient_check(ctx: Context):
     shape = scale_shape(ctx, w)
     leaf = scale.reshape(shape).clone().requires_grad_()
     out = ctx.call(dequantizer(ctx), q.to(torch.int8), leaf)
-    expect_shape(out, w.shape, "dequantize's output")
+    expect_shape(out, w.shape, DEQUANTIZED)
     seed_grad = ctx.randn(*w.shape, gen=ctx.generator(601), dtype=torch.float64)
     ctx.call(lambda: (out * seed_grad.float()).sum().backward(), watch=False)
     if leaf.grad is None:
-        return outcome("fail", "no gradient reaches scale through dequantize (is the output detached?)")
+        return outcome("fail", Ev("no gradient reaches scale through dequantize (is the output detached?)"))
     truth = (q.double() * seed_grad).sum(dim=1).reshape(shape)
     same = (q * seed_grad.float()).sum(dim=1).reshape(shape)
-    return against_truth([("d dequantize / d scale", leaf.grad, truth, same)])
+    return against_truth([(Ev("d dequantize / d scale"), leaf.grad, truth, same)])
 
 
 def rows_check(ctx: Context):
@@ -306,9 +328,9 @@ def rows_check(ctx: Context):
         q, s = quantize(ctx, w2)
         others = [i for i in range(w.shape[0]) if i != r and (s[i] != s0[i] or (q[i] != q0[i]).any())]
         if others:
-            return outcome("fail", f"scaling row {r} by 50 changed row {others[0]}'s scale or q: each row is quantized on its "
-                           "own (absmax over dim 1, the input dim)", "quant-per-tensor-scale")  # fmt: skip
-    return outcome("pass", f"each of the {w.shape[0]} rows is quantized from itself alone (float64)")
+            return outcome("fail", Ev("scaling row {row} by 50 changed row {other}'s scale or q: each row is quantized on its own "
+                                      "(absmax over dim 1, the input dim)", row=r, other=others[0]), "quant-per-tensor-scale")  # fmt: skip
+    return outcome("pass", Ev("each of the {rows} rows is quantized from itself alone (float64)", rows=w.shape[0]))
 
 
 def no_mutation_check(ctx: Context):
@@ -316,8 +338,8 @@ def no_mutation_check(ctx: Context):
     before = w.clone()
     quantize(ctx, w)
     if not torch.equal(w, before):
-        return outcome("fail", "modified in place: w", "mutates-input")
-    return outcome("pass", "w unchanged")
+        return outcome("fail", Ev("modified in place: {names}", names="w"), "mutates-input")
+    return outcome("pass", Ev("{names} unchanged", names="w"))
 
 
 EDGE = 1e-6  # relative: a quotient this close to a rounding edge may go either way in float32 or in another op order
@@ -362,10 +384,14 @@ HYPOTHESES = tuple((code, replace(variant, overflow=overflow)) for code, variant
 ) for overflow in OVERFLOWS)  # fmt: skip
 
 
+BF16_ROWS = Ev("bfloat16 rows")
+BF16_WRAPPING = Ev("bfloat16 rows whose absmax / scale rounds to 128")
+
+
 class QuantizeTask:
     name = "quantize"
     forbidden = FORBIDDEN
-    builtin_what = "quantization"
+    builtin_what = Ev("quantization")
     builtin_code = "uses-builtin-quantize"
 
     def checks(self, ctx: Context) -> list[CheckDef]:
@@ -381,10 +407,9 @@ class QuantizeTask:
             CheckDef("numerical.error-bound-wide", "numerical", partial(finished(bound_check), ctx, w(5, (3, 64)), "[3, 64] float32")),
             CheckDef("numerical.float64", "numerical", partial(finished(bound_check), ctx, w(6, dtype=torch.float64), "[6, 10] float64")),
             CheckDef("numerical.drawn", "numerical", partial(finished(drawn_check), ctx)),
-            CheckDef("numerical.bfloat16-scale", "numerical", partial(finished(scale_check), ctx, bf16(), "bfloat16 rows")),
-            CheckDef("numerical.bfloat16-levels", "numerical", partial(finished(levels_check), ctx, bf16(), "bfloat16 rows whose "
-                     "absmax / scale rounds to 128")),  # fmt: skip
-            CheckDef("numerical.bfloat16-error-bound", "numerical", partial(finished(bound_check), ctx, bf16(), "bfloat16 rows")),
+            CheckDef("numerical.bfloat16-scale", "numerical", partial(finished(scale_check), ctx, bf16(), BF16_ROWS)),
+            CheckDef("numerical.bfloat16-levels", "numerical", partial(finished(levels_check), ctx, bf16(), BF16_WRAPPING)),
+            CheckDef("numerical.bfloat16-error-bound", "numerical", partial(finished(bound_check), ctx, bf16(), BF16_ROWS)),
             CheckDef("numerical.dequantize", "numerical", partial(finished(dequantize_check), ctx, torch.float32)),
             CheckDef("numerical.dequantize-bfloat16", "numerical", partial(finished(dequantize_check), ctx, torch.bfloat16)),
             CheckDef("gradient.dequantize-scale", "gradient", partial(finished(gradient_check), ctx)),

@@ -19,6 +19,7 @@ import torch
 
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.user.wire import Comm
+from drill.text.messages import Ev
 
 
 @dataclass(frozen=True)
@@ -72,35 +73,43 @@ class SendLog:
     rounds: int
 
 
+FORGED = Ev("the send log was written by something other than comm.send")
+
+
 def read_log(log: torch.Tensor, n: int) -> SendLog:
     """The send log as the user side left it; a record it could not have written is named."""
     count, rounds = int(log[0, 0]), int(log[0, 1])
     if count >= log.shape[0]:
-        raise WrongShape(f"sent {count} messages, more than {log.shape[0] - 1}: an all-reduce over {n} ranks needs {2 * n * (n - 1)}")
+        raise WrongShape(Ev("sent {count} messages, more than {most}: an all-reduce over {n} ranks needs {needs}", count=count,
+                            most=log.shape[0] - 1, n=n, needs=2 * n * (n - 1)))  # fmt: skip
     sends = [tuple(int(x) for x in row) for row in log[1 : count + 1]]
     last = 1
     for src, dst, numel, rnd in sends:
         if not (0 <= src < n and 0 <= dst < n and src != dst and numel >= 0 and last <= rnd <= last + 1):
-            raise WrongShape("the send log was written by something other than comm.send")
+            raise WrongShape(FORGED)
         last = rnd
     if count and rounds != last:
-        raise WrongShape("the send log was written by something other than comm.send")
+        raise WrongShape(FORGED)
     return SendLog(sends, rounds if count else 0)
 
 
 def chunks_of(value, n: int, sizes: list[int]) -> list[list[torch.Tensor]]:
     """The user's return value as n lists of n 1-D tensors of the input chunks' sizes, or WrongShape."""
     if not isinstance(value, (list, tuple)) or len(value) != n:
-        what = f"{len(value)} lists" if isinstance(value, (list, tuple)) else type(value).__name__
-        raise WrongShape(f"returned {what}, not a list of {n} per-rank lists")
+        if isinstance(value, (list, tuple)):
+            raise WrongShape(Ev("returned {count} lists, not a list of {n} per-rank lists", count=len(value), n=n))
+        raise WrongShape(Ev("returned {type}, not a list of {n} per-rank lists", type=type(value).__name__, n=n))
     out = []
     for r, row in enumerate(value):
         if not isinstance(row, (list, tuple)) or len(row) != n:
-            raise WrongShape(f"out[{r}] is not a list of {n} chunks")
+            raise WrongShape(Ev("out[{r}] is not a list of {n} chunks", r=r, n=n))
         for c, t in enumerate(row):
-            if not isinstance(t, torch.Tensor) or tuple(t.shape) != (sizes[c],):
-                got = list(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
-                raise WrongShape(f"out[{r}][{c}] is {got}, not a 1-D tensor of {sizes[c]} elements")
+            if not isinstance(t, torch.Tensor):
+                raise WrongShape(Ev("out[{r}][{c}] is {type}, not a 1-D tensor of {size} elements", r=r, c=c, type=type(t).__name__,
+                                    size=sizes[c]))  # fmt: skip
+            if tuple(t.shape) != (sizes[c],):
+                raise WrongShape(Ev("out[{r}][{c}] is {shape}, not a 1-D tensor of {size} elements", r=r, c=c, shape=list(t.shape),
+                                    size=sizes[c]))  # fmt: skip
         out.append([t.detach().double() for t in row])
     return out
 
@@ -120,32 +129,33 @@ def run(ctx: Context, chunks, keywords: bool = False):
     return chunks_of(value, n, [c.numel() for c in chunks[0]]), read_log(log, n), sent
 
 
-def result_problem(out, chunks) -> str | None:
+def result_problem(out, chunks) -> Ev | None:
     n = len(chunks)
     total = [sum(chunks[r][c] for r in range(n)) for c in range(n)]
     for r in range(n):
         for c in range(n):
             err = (out[r][c] - total[c].double()).abs().max().item() if total[c].numel() else 0.0
             if not err <= 1e-9 * max(1.0, total[c].abs().max().item()):
-                return (f"out[{r}][{c}] is off by up to {err:.3g} from the sum of chunk {c} over the {n} ranks "
-                        "(every rank must end with every reduced chunk)")
+                return Ev("out[{r}][{c}] is off by up to {err:.3g} from the sum of chunk {c} over the {n} ranks (every rank must end "
+                          "with every reduced chunk)", r=r, c=c, err=err, n=n)  # fmt: skip
     return None
 
 
-def neighbour_problem(log: SendLog, n: int) -> str | None:
+def neighbour_problem(log: SendLog, n: int) -> Ev | None:
     for i, (src, dst, _, _) in enumerate(log.sends):
         if dst not in ((src + 1) % n, (src - 1) % n):
-            return f"send {i + 1} goes from rank {src} to rank {dst}: in a ring a rank sends only to its neighbour"
+            return Ev("send {i} goes from rank {src} to rank {dst}: in a ring a rank sends only to its neighbour", i=i + 1, src=src, dst=dst)
     return None
 
 
-def result_check(ctx: Context, n: int, size: int, offset: int, what: str, keywords: bool = False):
+def result_check(ctx: Context, n: int, size: int, offset: int, what: Ev, keywords: bool = False):
     chunks = make_chunks(ctx, offset, n, [size] * n)
     out, log, _ = run(ctx, chunks, keywords)
     problem = result_problem(out, chunks)
     if problem:
-        return outcome("fail", f"{n} ranks, chunks of {size}: {problem}")
-    return outcome("pass", f"{what}: {n} ranks, chunks of {size}: every rank holds the sum, {len(log.sends)} sends")
+        return outcome("fail", Ev("{label}: {what}", label=Ev("{n} ranks, chunks of {size}", n=n, size=size), what=problem))
+    return outcome("pass", Ev("{what}: {n} ranks, chunks of {size}: every rank holds the sum, {sends} sends", what=what, n=n, size=size,
+                              sends=len(log.sends)))  # fmt: skip
 
 
 def pattern_check(ctx: Context, n: int, size: int, offset: int):
@@ -153,11 +163,12 @@ def pattern_check(ctx: Context, n: int, size: int, offset: int):
     _, log, _ = run(ctx, chunks)
     problem = neighbour_problem(log, n)
     if problem:
-        return outcome("fail", f"{n} ranks: {problem}")
+        return outcome("fail", Ev("{label}: {what}", label=Ev("{n} ranks", n=n), what=problem))
     if log.rounds != 2 * (n - 1):
-        return outcome("fail", f"{n} ranks: {log.rounds} rounds (in a round a rank sends at most one message and "
-                       f"receives at most one); the ring takes 2(N-1) = {2 * (n - 1)}: N-1 to reduce-scatter, N-1 to all-gather")  # fmt: skip
-    return outcome("pass", f"{n} ranks: neighbours only, {log.rounds} rounds = 2(N-1)")
+        return outcome("fail", Ev("{n} ranks: {rounds} rounds (in a round a rank sends at most one message and receives at most one); the "
+                                  "ring takes 2(N-1) = {want}: N-1 to reduce-scatter, N-1 to all-gather", n=n, rounds=log.rounds,
+                                  want=2 * (n - 1)))  # fmt: skip
+    return outcome("pass", Ev("{n} ranks: neighbours only, {rounds} rounds = 2(N-1)", n=n, rounds=log.rounds))
 
 
 def volume_check(ctx: Context, n: int, size: int, offset: int):
@@ -169,9 +180,11 @@ def volume_check(ctx: Context, n: int, size: int, offset: int):
     want = 2 * (n - 1) * size
     for r, got in enumerate(per_rank):
         if got != want:
-            return outcome("fail", f"{n} ranks, {n * size} elements each: rank {r} sends {got} elements; the ring sends "
-                           f"2(N-1)/N of the data, {want}, from every rank (sent per rank: {per_rank})")  # fmt: skip
-    return outcome("pass", f"{n} ranks, {n * size} elements each: every rank sends {want} = 2(N-1)/N of its data")
+            return outcome("fail", Ev("{n} ranks, {elements} elements each: rank {r} sends {got} elements; the ring sends 2(N-1)/N of "
+                                      "the data, {want}, from every rank (sent per rank: {per_rank})", n=n, elements=n * size, r=r,
+                                      got=got, want=want, per_rank=per_rank))  # fmt: skip
+    return outcome("pass", Ev("{n} ranks, {elements} elements each: every rank sends {want} = 2(N-1)/N of its data", n=n,
+                              elements=n * size, want=want))  # fmt: skip
 
 
 def ragged_check(ctx: Context, n: int, sizes: list[int], offset: int):
@@ -179,13 +192,13 @@ def ragged_check(ctx: Context, n: int, sizes: list[int], offset: int):
     out, log, _ = run(ctx, chunks)
     problem = result_problem(out, chunks) or neighbour_problem(log, n)
     if problem:
-        return outcome("fail", f"{n} ranks, chunk sizes {sizes}: {problem}")
-    return outcome("pass", f"{n} ranks, chunk sizes {sizes}: every rank holds the sum, neighbours only")
+        return outcome("fail", Ev("{label}: {what}", label=Ev("{n} ranks, chunk sizes {sizes}", n=n, sizes=sizes), what=problem))
+    return outcome("pass", Ev("{n} ranks, chunk sizes {sizes}: every rank holds the sum, neighbours only", n=n, sizes=sizes))
 
 
 def type_check(ctx: Context):
     run(ctx, make_chunks(ctx, 11, 3, [2, 2, 2]))
-    return outcome("pass", "3 per-rank lists of 3 1-D chunks")
+    return outcome("pass", Ev("{n} per-rank lists of {n} 1-D chunks", n=3))
 
 
 def no_mutation_check(ctx: Context):
@@ -193,9 +206,10 @@ def no_mutation_check(ctx: Context):
     _, _, after = run(ctx, chunks)
     changed = [f"chunks_per_rank[{r}][{c}]" for r in range(4) for c in range(4) if not torch.equal(after[r][c], chunks[r][c])]
     if changed:
-        return outcome("fail", f"modified in place: {', '.join(changed[:4])}{' ...' if len(changed) > 4 else ''} "
-                       "(comm.send returns a copy: add it into a copy of your chunks)", "mutates-input")  # fmt: skip
-    return outcome("pass", "chunks_per_rank unchanged")
+        names = ", ".join(changed[:4]) + (" ..." if len(changed) > 4 else "")
+        return outcome("fail", Ev("modified in place: {names} (comm.send returns a copy: add it into a copy of your chunks)", names=names),
+                       "mutates-input")  # fmt: skip
+    return outcome("pass", Ev("{names} unchanged", names="chunks_per_rank"))
 
 
 def drawn_config(ctx: Context, offset: int) -> tuple[int, int]:
@@ -258,15 +272,15 @@ class RingAllreduceTask:
     def checks(self, ctx: Context) -> list[CheckDef]:
         return [
             CheckDef("shape.returns-chunks", "shape", partial(type_check, ctx)),
-            CheckDef("numerical.base", "numerical", partial(result_check, ctx, 4, 5, 100, "four ranks")),
-            CheckDef("numerical.drawn", "numerical", partial(result_check, ctx, *drawn_config(ctx, 300), 101, "drawn from the seed")),
+            CheckDef("numerical.base", "numerical", partial(result_check, ctx, 4, 5, 100, Ev("four ranks"))),
+            CheckDef("numerical.drawn", "numerical", partial(result_check, ctx, *drawn_config(ctx, 300), 101, Ev("drawn from the seed"))),
             CheckDef("numerical.neighbours-and-rounds", "numerical", partial(pattern_check, ctx, 5, 3, 102)),
             CheckDef("numerical.volume", "numerical", partial(volume_check, ctx, 6, 4, 103)),
-            CheckDef("stability.many-ranks", "stability", partial(result_check, ctx, 16, 2, 104, "sixteen ranks")),
+            CheckDef("stability.many-ranks", "stability", partial(result_check, ctx, 16, 2, 104, Ev("sixteen ranks"))),
             CheckDef("robustness.ragged-chunks", "robustness", partial(ragged_check, ctx, 4, [5, 5, 5, 2], 105)),
             CheckDef("robustness.two-ranks", "robustness", partial(pattern_check, ctx, 2, 4, 106)),
-            CheckDef("robustness.one-rank", "robustness", partial(result_check, ctx, 1, 6, 107, "one rank, nothing to send")),
-            CheckDef("robustness.keyword-arguments", "robustness", partial(result_check, ctx, 3, 4, 108, "called with keywords", True)),
+            CheckDef("robustness.one-rank", "robustness", partial(result_check, ctx, 1, 6, 107, Ev("one rank, nothing to send"))),
+            CheckDef("robustness.keyword-arguments", "robustness", partial(result_check, ctx, 3, 4, 108, Ev("called with keywords"), True)),
             CheckDef("robustness.no-mutation", "robustness", partial(no_mutation_check, ctx)),
         ]
 

@@ -20,6 +20,7 @@ from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like, first_nonfinite
 from drill.grade.checks.rows import row_independence_check, tensor_result
 from drill.grade.context import CheckDef, Context, outcome
+from drill.text.messages import Ev
 
 D = 6
 X = (2, 5, D)
@@ -31,7 +32,7 @@ SHAPE_CASES = (
 )
 LARGE = 300.0  # float16: x² above 65504 overflows to inf
 HALVES = (torch.float16, torch.bfloat16)
-VALUES_RIGHT = "the values are right: the result is not cast back"
+VALUES_RIGHT = Ev("the values are right: the result is not cast back")
 
 FORBIDDEN = {
     "rms_norm": "F.rms_norm / nn.RMSNorm",
@@ -83,7 +84,7 @@ def shape_check(ctx: Context, shape, non_contiguous):
     x = ctx.randn(shape[1], shape[0], shape[2], gen=gen).transpose(0, 1) if non_contiguous else ctx.randn(*shape, gen=gen)
     out = run(ctx, x, make_weight(ctx, shape[-1], 2, torch.float32))
     problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def compare(ctx: Context, label, x64, weight64, dtype, eps=None):
@@ -111,28 +112,28 @@ def judged(pairs_fn):
     try:
         pairs = pairs_fn()
     except _Mismatch as exc:
-        return outcome("fail", str(exc))
+        return outcome("fail", exc.args[0])
     result = against_truth(pairs)
     label, out, _, same = pairs[0]
     if out.dtype == same.dtype:
         return result
-    uncast = f"{label} dtype is {out.dtype}, the input's is {same.dtype}"
+    uncast = Ev("{what} dtype is {dtype}, the input's is {expected}", what=label, dtype=str(out.dtype), expected=str(same.dtype))
     if result.status == "pass":
-        return outcome("fail", f"{uncast}; {VALUES_RIGHT}", "rmsnorm-not-cast-back")
-    return outcome("fail", f"{uncast}; {result.message}", "rmsnorm-not-cast-back")
+        return outcome("fail", Ev.seq([uncast, VALUES_RIGHT]), "rmsnorm-not-cast-back")
+    return outcome("fail", Ev.seq([uncast, result.message]), "rmsnorm-not-cast-back")
 
 
 def numerical_check(ctx: Context, dtype, offset: int, scale: float = 1.0, shape=X):
     x = scale * ctx.randn(*shape, gen=ctx.generator(100 + offset), dtype=torch.float64)
     weight = make_weight(ctx, shape[-1], 150 + offset)
-    return judged(lambda: [compare(ctx, f"output ({str(dtype)[6:]})", x, weight, dtype)])
+    return judged(lambda: [compare(ctx, Ev("output ({dtype})", dtype=str(dtype)[6:]), x, weight, dtype)])
 
 
 def eps_check(ctx: Context, eps: float | None):
     """Rows with a tiny root mean square, where eps matters: it must sit inside the square root."""
     x = 1e-3 * ctx.randn(*X, gen=ctx.generator(160), dtype=torch.float64)
     weight = make_weight(ctx, D, 161)
-    label = "rms ~1e-3, default eps" if eps is None else f"rms ~1e-3, eps={eps:g}"
+    label = Ev("rms ~1e-3, default eps") if eps is None else Ev("rms ~1e-3, eps={eps:g}", eps=eps)
     return judged(lambda: [compare(ctx, label, x, weight, torch.float32, eps)])
 
 
@@ -140,15 +141,14 @@ def half_overflow_check(ctx: Context):
     """float16 rows with values of a few hundred: x² overflows float16, so the statistics need float32."""
     x = LARGE * ctx.randn(*X[:-1], 16, gen=ctx.generator(170), dtype=torch.float64)
     weight = make_weight(ctx, 16, 171)
-    result = judged(lambda: [compare(ctx, f"float16 rows with |x| up to ~{3 * LARGE:g}", x, weight, torch.float16)])
+    result = judged(lambda: [compare(ctx, Ev("float16 rows with |x| up to ~{x:g}", x=3 * LARGE), x, weight, torch.float16)])
     if result.status == "pass" or result.message.endswith(VALUES_RIGHT):  # float32 all through, only the cast missing
         return result
-    as_float = judged(lambda: [compare(ctx, "the same rows in float32", x.half().double(), weight.half().double(), torch.float32)])
+    as_float = judged(lambda: [compare(ctx, Ev("the same rows in float32"), x.half().double(), weight.half().double(), torch.float32)])
     if as_float.status == "pass":
         return outcome(
             "fail",
-            f"{result.message}; the same values in float32 pass: the statistics are computed in float16 "
-            "(x² above 65504 is inf)",
+            Ev.seq([result.message, Ev("the same values in float32 pass: the statistics are computed in float16 (x² above 65504 is inf)")]),
             *result.codes,
             "rmsnorm-stats-in-half",
         )
@@ -172,8 +172,8 @@ def gradient_check(ctx: Context):
     pairs = []
     for name, leaf, truth, same in zip(("x", "weight"), leaves, grads[torch.float64], grads[torch.float32]):
         if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name}", leaf.grad, truth, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name))
+        pairs.append((Ev("d{name}", name=name), leaf.grad, truth, same))
     return against_truth(pairs)
 
 
@@ -191,10 +191,10 @@ def zero_row_check(ctx: Context):
     expect_like(out, X, x)
     bad = first_nonfinite(out, torch.zeros_like(out))
     if bad is not None:
-        return outcome("fail", f"an all-zero row gives a non-finite output at {list(bad)}: 0 / sqrt(0 + eps) is 0")
+        return outcome("fail", Ev("an all-zero row gives a non-finite output at {at}: 0 / sqrt(0 + eps) is 0", at=list(bad)))
     if out[1, 2].abs().max().item() != 0:
-        return outcome("fail", f"an all-zero row gives {out[1, 2].tolist()}, expected zeros")
-    return outcome("pass", "an all-zero row gives zeros, finite")
+        return outcome("fail", Ev("an all-zero row gives {got}, expected zeros", got=out[1, 2].tolist()))
+    return outcome("pass", Ev("an all-zero row gives zeros, finite"))
 
 
 @dataclass(frozen=True)

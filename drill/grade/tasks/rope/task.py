@@ -19,6 +19,7 @@ from drill.grade.checks.compare import against_truth, expect_like, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.tolerance import property_allowed
+from drill.text.messages import Ev
 
 LAYOUTS = ("interleaved", "half")
 X = (2, 3, 5, 8)
@@ -63,7 +64,7 @@ def rope(x, positions, base: float = 10000.0, variant: RopeVariant = RopeVariant
 def run(ctx: Context, x, positions, **kwargs):
     out = ctx.call(ctx.entry, x, positions, **kwargs)
     if not isinstance(out, torch.Tensor):
-        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+        raise WrongShape(Ev("returned {type}, not a tensor", type=type(out).__name__))
     expect_shape(out, x.shape)
     return out
 
@@ -80,7 +81,7 @@ def shape_check(ctx: Context, shape, dtype):
     x = ctx.randn(*shape, gen=ctx.generator(2), dtype=dtype)
     out = run(ctx, x, torch.arange(shape[-2], device=ctx.device))
     problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(dtype)[6:]}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape}, {dtype}", shape=list(out.shape), dtype=str(dtype)[6:]))
 
 
 def numerical_check(ctx: Context, shape, positions, base, offset):
@@ -91,9 +92,9 @@ def numerical_check(ctx: Context, shape, positions, base, offset):
     out = run(ctx, x.float(), positions, **kwargs)
     base = 10000.0 if base is None else base
     truth, same = rope(x, positions, base, layout), rope(x.float(), positions, base, layout)
-    result = against_truth([(f"positions {positions.tolist()}", out, truth, same)])
+    result = against_truth([(Ev("positions {positions}", positions=positions.tolist()), out, truth, same)])
     if result.status == "pass":
-        result.message += f" ({layout.pairing} layout)"
+        result.message = Ev("{what} ({layout} layout)", what=result.message, layout=layout.pairing)
     return result
 
 
@@ -102,7 +103,7 @@ def drawn_check(ctx: Context):
     b, h, t, half = ctx.sizes(320, (1, 3), (1, 4), (2, 9), (2, 12))
     positions = torch.randint(0, 256, (t,), generator=ctx.generator(321)).tolist()
     result = numerical_check(ctx, (b, h, t, 2 * half), positions, None, 322)
-    result.message = f"x=[{b}, {h}, {t}, {2 * half}] (drawn from the seed): {result.message}"
+    result.message = Ev("x={shape} (drawn from the seed): {what}", shape=[b, h, t, 2 * half], what=result.message)
     return result
 
 
@@ -118,8 +119,8 @@ def norm_check(ctx: Context):
     drift = _norm_drift(x, run(ctx, x.clone(), positions))
     allowed = property_allowed(_norm_drift(x, rope(x, positions, variant=layout)), x.dtype)
     if not drift <= allowed:
-        return outcome("fail", f"the rotation changes a vector's norm by up to {drift:.3g} (float32; allowed {allowed:.2g})")
-    return outcome("pass", f"norms preserved to {drift:.2g} (float32; allowed {allowed:.2g})")
+        return outcome("fail", Ev("the rotation changes a vector's norm by up to {d:.3g} (float32; allowed {a:.2g})", d=drift, a=allowed))
+    return outcome("pass", Ev("norms preserved to {d:.2g} (float32; allowed {a:.2g})", d=drift, a=allowed))
 
 
 def _shift_drift(apply, q, k, m, n) -> tuple[float, float]:
@@ -139,9 +140,9 @@ def relative_check(ctx: Context):
     reference, _ = _shift_drift(lambda z, p: rope(z, p, variant=layout), q, k, m, n)
     allowed = property_allowed(reference, q.dtype, max(1.0, magnitude))
     if not drift <= allowed:
-        return outcome("fail", f"q.k changes by {drift:.3g} when both positions shift by 7 (float32; allowed {allowed:.2g}): "
-                               "it must depend on m - n only")  # fmt: skip
-    return outcome("pass", f"q.k depends only on m - n (drift {drift:.2g}, allowed {allowed:.2g}, float32)")
+        return outcome("fail", Ev("q.k changes by {d:.3g} when both positions shift by 7 (float32; allowed {a:.2g}): "
+                                  "it must depend on m - n only", d=drift, a=allowed))  # fmt: skip
+    return outcome("pass", Ev("q.k depends only on m - n (drift {d:.2g}, allowed {a:.2g}, float32)", d=drift, a=allowed))
 
 
 def gradient_check(ctx: Context):
@@ -154,7 +155,7 @@ def gradient_check(ctx: Context):
     out = run(ctx, x, positions)
     ctx.call(lambda: (out * seed_grad.float()).sum().backward(), watch=False)
     if x.grad is None:
-        return outcome("fail", "no gradient reaches x (is it detached?)")
+        return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name="x"))
     grads = []
     for precision in (torch.float64, torch.float32):
         leaf = x64.detach().clone().to(precision).requires_grad_()
@@ -168,8 +169,8 @@ def int32_check(ctx: Context):
     positions = torch.arange(4, 4 + X[-2], device=ctx.device)
     wide, narrow = run(ctx, x, positions), run(ctx, x, positions.int())
     if not torch.allclose(wide, narrow, rtol=0, atol=1e-12):
-        return outcome("fail", f"int32 positions give a different result (by {(wide - narrow).abs().max():.3g})")
-    return outcome("pass", "int32 and int64 positions agree")
+        return outcome("fail", Ev("int32 positions give a different result (by {d:.3g})", d=(wide - narrow).abs().max().item()))
+    return outcome("pass", Ev("int32 and int64 positions agree"))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import Generator
+from drill.text.messages import Ev
 
 MARGIN = 1e-3  # no cumulative probability this close to top_p in the judge's inputs
 P_VALUE = 1e-6  # a correct sampler fails a distribution with this probability
@@ -72,27 +73,29 @@ def safe_logits(ctx: Context, shape, offset: int, temperature, top_k, top_p, sca
 def run_filter(ctx: Context, logits, *args, **kwargs):
     out = ctx.call(ctx.entry, logits, *args, **kwargs)
     if not isinstance(out, torch.Tensor):
-        raise WrongShape(f"filter_logits returned {type(out).__name__}, not a tensor")
+        raise WrongShape(Ev("filter_logits returned {type}, not a tensor", type=type(out).__name__))
     expect_shape(out, logits.shape)
     return out
 
 
-def kept_mismatch(out: torch.Tensor, truth: torch.Tensor) -> str | None:
+def kept_mismatch(out: torch.Tensor, truth: torch.Tensor) -> Ev | None:
     """The first row whose kept set differs from the reference's, in words."""
     out = out.detach()
     if torch.isnan(out).any():
-        return f"the output has NaN at {[int(i) for i in torch.isnan(out).nonzero()[0]]}"
+        return Ev("the output has NaN at {at}", at=[int(i) for i in torch.isnan(out).nonzero()[0]])
     values, want = out.reshape(-1, out.shape[-1]), (truth != float("-inf")).reshape(-1, truth.shape[-1])
     for row, (value, wanted) in enumerate(zip(values, want)):
         got = value != float("-inf")
         if torch.equal(got, wanted):
             continue
         extra, missing = (got & ~wanted).nonzero().flatten().tolist(), (wanted & ~got).nonzero().flatten().tolist()
-        parts = ([f"keeps {extra}, which the contract removes"] if extra else []) + ([f"removes {missing}, which it keeps"] if missing else [])
-        text = f"row {row}: kept tokens {got.nonzero().flatten().tolist()}, expected {wanted.nonzero().flatten().tolist()} ({'; '.join(parts)})"
+        parts = ([Ev("keeps {ids}, which the contract removes", ids=extra)] if extra else []) + (
+            [Ev("removes {ids}, which it keeps", ids=missing)] if missing else [])
+        text = Ev("row {row}: kept tokens {kept}, expected {expected} ({why})", row=row, kept=got.nonzero().flatten().tolist(),
+                  expected=wanted.nonzero().flatten().tolist(), why=Ev.seq(parts))  # fmt: skip
         filled = value[got & ~wanted]
         if filled.numel() and filled.max() < -1e4:
-            text += f": removed tokens must be exactly -inf, not {filled.max().item():.3g}"
+            text = Ev("{what}: removed tokens must be exactly -inf, not {value:.3g}", what=text, value=filled.max().item())
         return text
     return None
 
@@ -102,16 +105,17 @@ def filter_check(ctx: Context, shape, offset: int, temperature=1.0, top_k=0, top
     kwargs = {"temperature": temperature, "top_k": top_k, "top_p": top_p}
     out = run_filter(ctx, logits.to(dtype).clone(), **kwargs)  # clone: a call copies in-place changes back
     if out.dtype != dtype:
-        return outcome("fail", f"output dtype is {out.dtype}, the input's is {dtype}")
+        return outcome("fail", Ev("output dtype is {dtype}, the input's is {expected}", dtype=str(out.dtype), expected=str(dtype)))
     truth = filter_reference(logits.to(dtype).double(), temperature, top_k, top_p)
     problem = kept_mismatch(out, truth)
     if problem:
         return outcome("fail", problem)
     kept = truth != float("-inf")
     same = filter_reference(logits.to(dtype), temperature, top_k, top_p)
-    result = against_truth([("kept logits", out.detach()[kept], truth[kept], same[kept])])
+    result = against_truth([(Ev("kept logits"), out.detach()[kept], truth[kept], same[kept])])
     if result.status == "pass":
-        result.message = f"kept set exact ({int(kept.sum())} of {kept.numel()} tokens); values: {result.message}"
+        result.message = Ev("kept set exact ({kept} of {n} tokens); values: {what}", kept=int(kept.sum()), n=kept.numel(),
+                            what=result.message)  # fmt: skip
     return result
 
 
@@ -122,7 +126,8 @@ def drawn_check(ctx: Context):
     kwargs = {"temperature": tenths / 10, "top_k": top_k, "top_p": percent / 100}
     result = filter_check(ctx, (b, t, vocab), 11, **kwargs)
     given = ", ".join(f"{k}={v:g}" for k, v in kwargs.items())
-    result.message = f"a configuration drawn from the seed (shape {[b, t, vocab]}, {given}): {result.message}"
+    result.message = Ev("a configuration drawn from the seed (shape {shape}, {given}): {what}", shape=[b, t, vocab], given=given,
+                        what=result.message)  # fmt: skip
     return result
 
 
@@ -130,8 +135,9 @@ def shape_check(ctx: Context, shape, dtype):
     logits = ctx.randn(*shape, gen=ctx.generator(7), dtype=dtype)
     out = run_filter(ctx, logits, temperature=0.8, top_k=3, top_p=0.9)
     if out.dtype != dtype or out.device != logits.device:
-        return outcome("fail", f"output is {out.dtype} on {out.device}, the input {dtype} on {logits.device}")
-    return outcome("pass", f"output {list(out.shape)}, {str(dtype)[6:]}")
+        return outcome("fail", Ev("output is {dtype} on {device}, the input {expected} on {expected_device}", dtype=str(out.dtype),
+                                  device=str(out.device), expected=str(dtype), expected_device=str(logits.device)))  # fmt: skip
+    return outcome("pass", Ev("output {shape}, {dtype}", shape=list(out.shape), dtype=str(dtype)[6:]))
 
 
 # --- sample -------------------------------------------------------------------------
@@ -140,19 +146,19 @@ def shape_check(ctx: Context, shape, dtype):
 def sampler(ctx: Context):
     handle = ctx.user.entry(ENTRY_SAMPLE)
     if handle is None:
-        raise UserCodeError("the file does not define sample(logits, generator)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define sample(logits, generator)"), "not-implemented")
     return handle
 
 
 def draw(ctx: Context, logits, seed: int) -> torch.Tensor:
     ids = ctx.call(sampler(ctx), logits, Generator(seed, str(logits.device) if logits.is_cuda else "cpu"))
     if not isinstance(ids, torch.Tensor):
-        raise WrongShape(f"sample returned {type(ids).__name__}, not a tensor of token ids")
-    expect_shape(ids, logits.shape[:-1], "sample's ids (the leading dims of logits; squeeze the last dim of multinomial)")
+        raise WrongShape(Ev("sample returned {type}, not a tensor of token ids", type=type(ids).__name__))
+    expect_shape(ids, logits.shape[:-1], Ev("sample's ids (the leading dims of logits; squeeze the last dim of multinomial)"))
     if ids.dtype != torch.int64:
-        raise WrongShape(f"sample's ids are {ids.dtype}, expected torch.int64")
+        raise WrongShape(Ev("sample's ids are {dtype}, expected torch.int64", dtype=str(ids.dtype)))
     if ids.numel() and (ids.min() < 0 or ids.max() >= logits.shape[-1]):
-        raise WrongShape(f"sample returned ids outside 0..{logits.shape[-1] - 1}")
+        raise WrongShape(Ev("sample returned ids outside 0..{last}", last=logits.shape[-1] - 1))
     return ids
 
 
@@ -186,10 +192,11 @@ def distribution_check(ctx: Context, draws: int = 4000):
         if p < P_VALUE:
             freq = ", ".join(f"{c / draws:.3f}" for c in counts.tolist())
             want = ", ".join(f"{x:.3f}" for x in probs[r].tolist())
-            return outcome("fail", f"distribution {r}: {draws} draws give frequencies [{freq}], softmax(logits) is [{want}] "
-                                   f"(chi-square p = {p:.2g})", "sample-wrong-distribution")  # fmt: skip
+            return outcome("fail", Ev("distribution {r}: {draws} draws give frequencies [{freq}], softmax(logits) is [{want}] "
+                                      "(chi-square p = {p:.2g})", r=r, draws=draws, freq=freq, want=want, p=p), "sample-wrong-distribution")  # fmt: skip
         worst = min(worst, p)
-    return outcome("pass", f"{rows} distributions x {draws} draws match softmax(logits) (smallest chi-square p = {worst:.2g})")
+    return outcome("pass", Ev("{rows} distributions x {draws} draws match softmax(logits) (smallest chi-square p = {p:.2g})",
+                              rows=rows, draws=draws, p=worst))  # fmt: skip
 
 
 def removed_never_drawn_check(ctx: Context, draws: int = 2000):
@@ -200,19 +207,20 @@ def removed_never_drawn_check(ctx: Context, draws: int = 2000):
     for r in range(2):
         bad = [t for t in ids[r].unique().tolist() if logits[r, t] == float("-inf")]
         if bad:
-            return outcome("fail", f"row {r}: drew token {bad[0]}, whose logit is -inf (removed by filter_logits)")
-    return outcome("pass", f"{2 * draws} draws never pick a token whose logit is -inf")
+            return outcome("fail", Ev("row {r}: drew token {token}, whose logit is -inf (removed by filter_logits)", r=r, token=bad[0]))
+    return outcome("pass", Ev("{n} draws never pick a token whose logit is -inf", n=2 * draws))
 
 
 def generator_check(ctx: Context):
     logits = ctx.randn(64, 6, gen=ctx.generator(50))
     first, again, other = draw(ctx, logits, 21), draw(ctx, logits, 21), draw(ctx, logits, 22)
     if not torch.equal(first, again):
-        return outcome("fail", "two calls with generators seeded alike draw different ids: sample must draw from "
-                               "`generator`, not torch's global random state", "sample-ignores-generator")  # fmt: skip
+        return outcome("fail", Ev("two calls with generators seeded alike draw different ids: sample must draw from "
+                                  "`generator`, not torch's global random state"), "sample-ignores-generator")  # fmt: skip
     if torch.equal(first, other):
-        return outcome("fail", "generators seeded differently draw the same 64 ids: is sample random at all?", "sample-wrong-distribution")
-    return outcome("pass", "the same seed draws the same ids, another seed other ids")
+        return outcome("fail", Ev("generators seeded differently draw the same 64 ids: is sample random at all?"),
+                       "sample-wrong-distribution")  # fmt: skip
+    return outcome("pass", Ev("the same seed draws the same ids, another seed other ids"))
 
 
 @dataclass(frozen=True)

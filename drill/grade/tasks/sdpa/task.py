@@ -21,6 +21,7 @@ from drill.grade.checks.common import (
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, same_output, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, attention, causal_mask
+from drill.text.messages import Ev
 
 # Sizes: B, H, T and head dims never coincide, so a transposition cannot hide.
 SHAPE_CASES = (
@@ -66,14 +67,14 @@ def shape_check(ctx: Context, qs, ks, vs, ms, non_contiguous):
     out, weights = run(ctx, q, k, v, mask)
     problem = expect_like(out, (*qs[:-1], vs[-1]), q)
     if weights is not None:
-        expect_shape(weights, (*qs[:-1], ks[-2]), "weights")
+        expect_shape(weights, (*qs[:-1], ks[-2]), Ev("weights"))
     if problem:
         return outcome("fail", problem)
     if non_contiguous:
         again, _ = run(ctx, *(t.contiguous() for t in (q, k, v)), mask)
         if not same_output(out, again, 1e-5):
-            return outcome("fail", "non-contiguous inputs give a different output than their contiguous copies")
-    return outcome("pass", f"output {list(out.shape)}")
+            return outcome("fail", Ev("non-contiguous inputs give a different output than their contiguous copies"))
+    return outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def drawn_shapes(ctx: Context, offset: int):
@@ -82,21 +83,25 @@ def drawn_shapes(ctx: Context, offset: int):
     return (b, h, tq, d), (b, h, tk, d), (b, h, tk, dv), (b, 1, tq, tk)
 
 
+def drawn_at(what: Ev, qs, ks, vs) -> Ev:
+    """``what`` with the drawn shapes it was computed at (the fixed shapes go unnamed)."""
+    return what if qs == Q else Ev("{what} at q {q}, k {k}, v {v}", what=what, q=list(qs), k=list(ks), v=list(vs))
+
+
 def numerical_check(ctx: Context, dtype, offset: int):
     """The fixed shapes, then shapes drawn from the seed."""
     gen = ctx.generator(100 + offset)
     pairs = []
     for qs, ks, vs, ms in ((Q, K, V, MASK), drawn_shapes(ctx, offset)):
         q, k, v = (ctx.randn(*s, gen=gen, dtype=torch.float64) for s in (qs, ks, vs))
-        where = "" if qs == Q else f" at q {list(qs)}, k {list(ks)}, v {list(vs)}"
         for mask in (None, random_mask(ms, gen, ctx.device)):
             out, weights = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), mask)
             truth, truth_w = reference(q, k, v, mask, torch.float64)
             same, same_w = reference(q, k, v, mask, dtype)
-            label = ("output" if mask is None else "masked output") + where
-            pairs.append((label, out, truth, same))
+            output, weights_label = (Ev("output"), Ev("weights")) if mask is None else (Ev("masked output"), Ev("masked weights"))
+            pairs.append((drawn_at(output, qs, ks, vs), out, truth, same))
             if weights is not None:
-                pairs.append((label.replace("output", "weights"), weights, truth_w, same_w))
+                pairs.append((drawn_at(weights_label, qs, ks, vs), weights, truth_w, same_w))
     return against_truth(pairs)
 
 
@@ -108,10 +113,10 @@ def mask_forms_check(ctx: Context):
     for label, mask in mask_forms(Q[0], Q[1], Q[2], K[2], gen, ctx.device):
         out, _ = run(ctx, q.float(), k.float(), v.float(), mask)
         truth, same = (reference(q, k, v, mask, dt)[0] for dt in (torch.float64, torch.float32))
-        pairs.append((f"output with {'a ' + label if mask is not None else 'no mask'}", out, truth, same))
+        pairs.append((Ev("output with no mask") if mask is None else Ev("output with a {form}", form=label), out, truth, same))
     result = against_truth(pairs)
     if result.status == "pass":
-        result.message = f"{len(pairs)} mask forms: {result.message}"
+        result.message = Ev("{n} mask forms: {what}", n=len(pairs), what=result.message)
     return result
 
 
@@ -133,8 +138,8 @@ def gradient_check(ctx: Context, dtype):
     pairs = []
     for name, leaf, truth, same in zip("qkv", leaves, grads[torch.float64], grads[dtype]):
         if leaf.grad is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached?)")
-        pairs.append((f"d{name}", leaf.grad, truth, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached?)", name=name))
+        pairs.append((Ev("d{name}", name=name), leaf.grad, truth, same))
     return against_truth(pairs)
 
 
@@ -154,10 +159,9 @@ def padding_leak_check(ctx: Context):
             change = moved(out[b], base[b]).amax(dim=0)  # [Tq]
             if (change > LEAK_THRESHOLD).any():
                 i = int((change > LEAK_THRESHOLD).nonzero()[0])
-                return outcome(
-                    "fail", f"sample {b} (length {n}): query {i} sees padded key {j} (moved {change[i]:.3g})"
-                )
-    return outcome("pass", "padded keys (lengths 7, 1, 4) never reach an output")
+                return outcome("fail", Ev("sample {b} (length {n}): query {i} sees padded key {j} (moved {change:.3g})",
+                                          b=b, n=n, i=i, j=j, change=change[i].item()))  # fmt: skip
+    return outcome("pass", Ev("padded keys (lengths 7, 1, 4) never reach an output"))
 
 
 def causal_inputs(ctx: Context, offset: int):
@@ -178,8 +182,8 @@ def future_leak_check(ctx: Context):
         leaks += [(i, j) for i in range(j) if change[i] > LEAK_THRESHOLD]
     if leaks:
         i, j = min(leaks)
-        return outcome("fail", f"with a causal mask, position {i} changes when future position {j} changes")
-    return outcome("pass", "perturbing future tokens never moves earlier outputs")
+        return outcome("fail", Ev("with a causal mask, position {i} changes when future position {j} changes", i=i, j=j))
+    return outcome("pass", Ev("perturbing future tokens never moves earlier outputs"))
 
 
 def sdpa_jacobian_check(ctx: Context):
@@ -207,8 +211,9 @@ def key_shift_check(ctx: Context):
     ref_change = (reference(q, k + shift, v, None, q.dtype)[0] - reference(q, k, v, None, q.dtype)[0]).abs().max()
     allowed = 2 * ref_change.item() + 1e-5 * max(1.0, base.abs().max().item())
     if not change <= allowed:
-        return outcome("fail", f"adding one vector to every key moved the output by {change:.3g} (allowed {allowed:.2g})")
-    return outcome("pass", f"adding one vector to every key moves the output by {change:.2g}")
+        return outcome("fail", Ev("adding one vector to every key moved the output by {change:.3g} (allowed {allowed:.2g})",
+                                  change=change, allowed=allowed))  # fmt: skip
+    return outcome("pass", Ev("adding one vector to every key moves the output by {change:.2g}", change=change))
 
 
 def varying_length_check(ctx: Context):
@@ -218,10 +223,10 @@ def varying_length_check(ctx: Context):
         mask = causal_mask(t, device=ctx.device)
         out, _ = run(ctx, q, k, v, mask)
         truth, same = (reference(q, k, v, mask, dt)[0] for dt in (torch.float64, q.dtype))
-        result = against_truth([(f"call {n + 1} (T={t})", out, truth, same)])
+        result = against_truth([(Ev("call {n} (T={t})", n=n + 1, t=t), out, truth, same)])
         if result.status != "pass":
             return result
-    return outcome("pass", "calls with T = 5, 7, 3 in a row all match")
+    return outcome("pass", Ev("calls with T = 5, 7, 3 in a row all match"))
 
 
 def sdpa_fully_masked(ctx: Context):

@@ -21,9 +21,11 @@ from drill.grade.checks.compare import against_truth, expect_shape, first_nonfin
 from drill.grade.checks.rows import tensor_result
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 IGNORE = -100
 ENTRY_LABELS = "build_labels"
+LOSS = Ev("loss")
 LABEL_CHECKS = frozenset({"labels.prompt-and-padding", "labels.pad-id", "labels.list-lengths", "labels.no-prompt"})
 
 
@@ -68,8 +70,8 @@ def make_inputs(ctx: Context, offset: int, b: int, t: int, v: int, scale: float 
 
 
 def run(ctx: Context, logits, labels, **kwargs):
-    out = tensor_result(ctx.call(ctx.entry, logits, labels, **kwargs), "loss")
-    expect_shape(out, (), "loss")
+    out = tensor_result(ctx.call(ctx.entry, logits, labels, **kwargs), LOSS)
+    expect_shape(out, (), LOSS)
     return out
 
 
@@ -77,8 +79,8 @@ def shape_check(ctx: Context, dims):
     logits, labels = make_inputs(ctx, 1, *dims)
     out = run(ctx, logits.float(), labels)
     if out.dtype != torch.float32:
-        return outcome("fail", f"loss dtype is {out.dtype}, the logits' is torch.float32")
-    return outcome("pass", f"a 0-dim float32 loss from logits {list(dims)}")
+        return outcome("fail", Ev("loss dtype is {dtype}, the logits' is torch.float32", dtype=str(out.dtype)))
+    return outcome("pass", Ev("a 0-dim float32 loss from logits {dims}", dims=list(dims)))
 
 
 def numerical_check(ctx: Context, offset: int, dims, dtype=torch.float32, items=None, scale: float = 2.0):
@@ -88,10 +90,13 @@ def numerical_check(ctx: Context, offset: int, dims, dtype=torch.float32, items=
     same = reference(logits.to(dtype), labels, **kwargs)
     out = run(ctx, logits.to(dtype), labels.clone(), **kwargs)
     shown = kwargs.get("num_items_in_batch")
-    what = ", ".join([f"logits {list(dims)}", str(dtype)[6:]] + ([] if shown is None else [f"num_items_in_batch={shown!r}"]))
-    result = against_truth([(f"loss ({what})", out, truth, same)])
+    if shown is None:
+        what = Ev("logits {shape}, {dtype}", shape=list(dims), dtype=str(dtype)[6:])
+    else:
+        what = Ev("logits {shape}, {dtype}, num_items_in_batch={items}", shape=list(dims), dtype=str(dtype)[6:], items=repr(shown))
+    result = against_truth([(Ev("loss ({what})", what=what), out, truth, same)])
     if result.status == "pass":
-        result.message = f"{what}: {result.message}"
+        result.message = Ev("{label}: {what}", label=what, what=result.message)
     return result
 
 
@@ -103,9 +108,9 @@ def accumulation_check(ctx: Context):
     parts = [run(ctx, logits[s].float(), labels[s].clone(), num_items_in_batch=total) for s in (slice(0, 2), slice(2, 5))]
     summed = parts[0] + parts[1]
     truth, same = reference(logits, labels), reference(logits.float(), labels)
-    result = against_truth([(f"sum of the 2 micro-batch losses (num_items_in_batch={total})", summed, truth, same)])
+    result = against_truth([(Ev("sum of the 2 micro-batch losses (num_items_in_batch={total})", total=total), summed, truth, same)])
     if result.status == "pass":
-        result.message = f"micro-batches of 2 and 3 rows add up to the full batch's loss: {result.message}"
+        result.message = Ev("micro-batches of 2 and 3 rows add up to the full batch's loss: {what}", what=result.message)
     return result
 
 
@@ -115,13 +120,13 @@ def gradient_check(ctx: Context):
     out = run(ctx, leaf, labels)
     ctx.call(lambda: (out * 1.7).backward(), watch=False)
     if leaf.grad is None:
-        return outcome("fail", "no gradient reaches the logits (is the loss detached?)")
+        return outcome("fail", Ev("no gradient reaches the logits (is the loss detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         ref = logits64.detach().clone().to(precision).requires_grad_()
         (reference(ref, labels) * 1.7).backward()
         grads.append(ref.grad)
-    return against_truth([("dlogits", leaf.grad, *grads)])
+    return against_truth([(Ev("dlogits"), leaf.grad, *grads)])
 
 
 def ignored_leak_check(ctx: Context):
@@ -136,12 +141,13 @@ def ignored_leak_check(ctx: Context):
     moved[unused] += 5 * ctx.randn(int(unused.sum()), logits.shape[-1], gen=ctx.generator(301), dtype=torch.float64)
     change = (run(ctx, moved, labels) - base).abs().item()
     if change > 1e-12 * max(1.0, abs(base.item())):
-        return outcome("fail", f"changing the logits at the {int(unused.sum())} positions whose next label is -100 (or that are last) "
-                       f"moved the loss by {change:.3g}: they predict nothing that counts")  # fmt: skip
+        return outcome("fail", Ev("changing the logits at the {n} positions whose next label is -100 (or that are last) "
+                                  "moved the loss by {change:.3g}: they predict nothing that counts", n=int(unused.sum()), change=change))  # fmt: skip
     if leaf.grad is not None and leaf.grad[unused].abs().max().item() != 0:
         b, t = (int(i) for i in (unused & (leaf.grad.abs().amax(-1) != 0)).nonzero()[0])
-        return outcome("fail", f"the logits at [{b}, {t}] get a gradient, but the label they predict (position {t + 1}) is -100 or past the end")
-    return outcome("pass", f"the {int(unused.sum())} positions that predict nothing counted never reach the loss or its gradient (float64)")
+        return outcome("fail", Ev("the logits at [{b}, {t}] get a gradient, but the label they predict (position {p}) is -100 or past the end",
+                                  b=b, t=t, p=t + 1))  # fmt: skip
+    return outcome("pass", Ev("the {n} positions that predict nothing counted never reach the loss or its gradient (float64)", n=int(unused.sum())))
 
 
 def large_logits_check(ctx: Context):
@@ -153,15 +159,15 @@ def large_logits_check(ctx: Context):
     truth, same = reference(logits, labels), reference(logits.float(), labels)
     out = run(ctx, logits.float(), labels.clone())
     if first_nonfinite(out, truth) is not None:
-        return outcome("fail", f"logits ~1000 (spread ~100, float32) give a loss of {out.item()}, expected {truth.item():.6g}",
+        return outcome("fail", Ev("logits ~1000 (spread ~100, float32) give a loss of {got}, expected {want:.6g}", got=out.item(), want=truth.item()),
                        "ce-unstable-logsumexp")  # fmt: skip
-    return against_truth([("loss at logits ~1000, spread ~100 (float32)", out, truth, same)])
+    return against_truth([(Ev("loss at logits ~1000, spread ~100 (float32)"), out, truth, same)])
 
 
 def labeller(ctx: Context):
     handle = ctx.user.entry(ENTRY_LABELS)
     if handle is None:
-        raise UserCodeError("the file does not define build_labels(input_ids, prompt_lens, pad_id)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define build_labels(input_ids, prompt_lens, pad_id)"), "not-implemented")
     return handle
 
 
@@ -195,20 +201,22 @@ def labels_check(ctx: Context, offset: int, dims, pad_id: int, as_list: bool = F
     before = ids.clone()
     got = ctx.call(labeller(ctx), ids, sent_prompt, pad_id)
     if not isinstance(got, torch.Tensor):
-        raise WrongShape(f"build_labels returned {type(got).__name__}, not a tensor")
-    expect_shape(got, ids.shape, "build_labels' output")
-    what = f"input_ids {list(dims)}, pad_id={pad_id}" + (", prompt_lens a list" if as_list else "") + (", no prompts" if no_prompt else "")
+        raise WrongShape(Ev("build_labels returned {type}, not a tensor", type=type(got).__name__))
+    expect_shape(got, ids.shape, Ev("build_labels' output"))
+    parts = (Ev("input_ids {dims}, pad_id={pad}", dims=list(dims), pad=pad_id), as_list and Ev("prompt_lens a list"), no_prompt and Ev("no prompts"))
+    what = Ev.seq(filter(None, parts), ", ")
     if not torch.equal(ids, before):
-        return outcome("fail", f"{what}: build_labels modified input_ids in place", "mutates-input")
+        return outcome("fail", Ev("{label}: {what}", label=what, what=Ev("build_labels modified input_ids in place")), "mutates-input")
     if got.dtype != torch.int64:
-        return outcome("fail", f"{what}: labels dtype is {got.dtype}, expected torch.int64")
+        return outcome("fail", Ev("{label}: {what}", label=what, what=Ev("labels dtype is {dtype}, expected torch.int64", dtype=str(got.dtype))))
     want = labels_reference(ids, prompt, pad_id)
     if torch.equal(got, want):
-        return outcome("pass", f"{what}: exact")
+        return outcome("pass", Ev("{label}: {what}", label=what, what=Ev("exact")))
     codes = [code for variant, code in LABEL_BUGS if not torch.equal(want, v := labels_reference(ids, prompt, pad_id, variant)) and torch.equal(got, v)]
     r, c = (int(i) for i in (got != want).nonzero()[0])
-    return outcome("fail", f"{what}: labels[{r}, {c}] is {int(got[r, c])}, expected {int(want[r, c])} "
-                   f"(prompt length {int(prompt[r])}, token {int(ids[r, c])})", *codes[:1])  # fmt: skip
+    wrong = Ev("labels[{r}, {c}] is {got}, expected {want} (prompt length {prompt}, token {token})",
+               r=r, c=c, got=int(got[r, c]), want=int(want[r, c]), prompt=int(prompt[r]), token=int(ids[r, c]))
+    return outcome("fail", Ev("{label}: {what}", label=what, what=wrong), *codes[:1])
 
 
 @dataclass(frozen=True)

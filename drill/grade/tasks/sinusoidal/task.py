@@ -17,6 +17,7 @@ import torch
 
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.tolerance import BACKSTOP
+from drill.text.messages import Ev
 
 
 @dataclass(frozen=True)
@@ -56,13 +57,13 @@ def encoding(t: int, d: int, base: float, variant=CORRECT, dtype=torch.float64, 
 def run(ctx: Context, t: int, d: int, base: float | None = None):
     out = ctx.call(ctx.entry, t, d) if base is None else ctx.call(ctx.entry, t, d, base=base)
     if not isinstance(out, torch.Tensor):
-        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+        raise WrongShape(Ev("returned {type}, not a tensor", type=type(out).__name__))
     if tuple(out.shape) != (t, d):
-        raise WrongShape(f"sinusoidal_positions({t}, {d}) has shape {list(out.shape)}, expected [{t}, {d}]")
+        raise WrongShape(Ev("sinusoidal_positions({t}, {d}) has shape {shape}, expected [{t}, {d}]", t=t, d=d, shape=list(out.shape)))
     return out.detach().cpu()
 
 
-def per_position(label: str, out, t: int, d: int, base: float):
+def per_position(label: Ev, out, t: int, d: int, base: float):
     """Each row t against the float64 truth, allowed 2x the worst float32 route's error in that row plus a floor."""
     truth = encoding(t, d, base)
     worst = torch.stack([(encoding(t, d, base, dtype=torch.float32, route=r).double() - truth).abs() for r in ROUTES])
@@ -77,21 +78,23 @@ def per_position(label: str, out, t: int, d: int, base: float):
         col = int(error[row].argmax())
         return outcome(
             "fail",
-            f"{label}: position {row}, dim {col}: got {out[row, col].item():.6g}, expected {truth[row, col].item():.6g} "
-            f"(error {error[row, col].item():.3g}, allowed {allowed[row].item():.3g} at this position)",
+            Ev("{label}: position {row}, dim {col}: got {got:.6g}, expected {expected:.6g} (error {error:.3g}, allowed {allowed:.3g} "
+               "at this position)", label=label, row=row, col=col, got=out[row, col].item(), expected=truth[row, col].item(),
+               error=error[row, col].item(), allowed=allowed[row].item()),  # fmt: skip
         )
-    return outcome("pass", f"{label}: every position within its float32 tolerance (allowed {allowed[0]:.2g} at t=0, {allowed[-1]:.2g} at t={t - 1})")
+    return outcome("pass", Ev("{label}: every position within its float32 tolerance (allowed {first:.2g} at t=0, {last:.2g} at t={t})",
+                              label=label, first=allowed[0].item(), last=allowed[-1].item(), t=t - 1))  # fmt: skip
 
 
 def shape_check(ctx: Context, t: int, d: int):
     out = run(ctx, t, d)
     if out.dtype != torch.float32:
-        return outcome("fail", f"output dtype is {out.dtype}, expected torch.float32")
-    return outcome("pass", f"output [{t}, {d}], float32")
+        return outcome("fail", Ev("output dtype is {dtype}, expected torch.float32", dtype=str(out.dtype)))
+    return outcome("pass", Ev("output [{t}, {d}], float32", t=t, d=d))
 
 
 def numerical_check(ctx: Context, t: int, d: int, base: float | None):
-    label = f"T={t}, d_model={d}" + ("" if base is None else f", base={base:g}")
+    label = Ev("T={t}, d_model={d}", t=t, d=d) if base is None else Ev("T={t}, d_model={d}, base={base:g}", t=t, d=d, base=base)
     return per_position(label, run(ctx, t, d, base), t, d, 10000.0 if base is None else base)
 
 
@@ -99,15 +102,16 @@ def drawn_check(ctx: Context):
     """T, d_model (even) and base drawn from the seed: a file right only at the fixed shapes fails here."""
     t, half, hundreds = ctx.sizes(330, (2, 300), (1, 48), (1, 200))
     d, base = 2 * half, 100.0 * hundreds
-    return per_position(f"T={t}, d_model={d}, base={base:g} (drawn from the seed)", run(ctx, t, d, base), t, d, base)
+    label = Ev("T={t}, d_model={d}, base={base:g} (drawn from the seed)", t=t, d=d, base=base)
+    return per_position(label, run(ctx, t, d, base), t, d, base)
 
 
 def position_zero_check(ctx: Context):
     row = run(ctx, 3, 8)[0]
     expected = torch.tensor([0.0, 1.0] * 4)
     if not torch.equal(row.float(), expected):
-        return outcome("fail", f"position 0 is {[round(v, 4) for v in row.tolist()]}, expected sin(0), cos(0) = [0, 1, 0, 1, ...]")
-    return outcome("pass", "position 0 is exactly [0, 1, 0, 1, ...]")
+        return outcome("fail", Ev("position 0 is {row}, expected sin(0), cos(0) = [0, 1, 0, 1, ...]", row=[round(v, 4) for v in row.tolist()]))
+    return outcome("pass", Ev("position 0 is exactly [0, 1, 0, 1, ...]"))
 
 
 def unit_pairs_check(ctx: Context):
@@ -116,15 +120,17 @@ def unit_pairs_check(ctx: Context):
     radius = (out[:, 0::2] ** 2 + out[:, 1::2] ** 2 - 1).abs()
     if radius.max() > 1e-5:
         t, i = (int(v) for v in (radius == radius.max()).nonzero()[0])
-        return outcome("fail", f"position {t}: dims {2 * i} and {2 * i + 1} give sin^2 + cos^2 = {radius[t, i].item() + 1:.4g}, not 1: they are not sin and cos of one angle")
-    return outcome("pass", "every pair (2i, 2i+1) is (sin, cos) of one angle (sin^2 + cos^2 = 1)")
+        return outcome("fail", Ev("position {t}: dims {a} and {b} give sin^2 + cos^2 = {value:.4g}, not 1: they are not sin and cos of one angle",
+                                  t=t, a=2 * i, b=2 * i + 1, value=radius[t, i].item() + 1))  # fmt: skip
+    return outcome("pass", Ev("every pair (2i, 2i+1) is (sin, cos) of one angle (sin^2 + cos^2 = 1)"))
 
 
 def prefix_check(ctx: Context):
     short, long = run(ctx, 7, 12), run(ctx, 40, 12)
     if not torch.allclose(short, long[:7], rtol=0, atol=1e-6):
-        return outcome("fail", f"the first 7 rows of T=40 differ from T=7 by {(short - long[:7]).abs().max():.3g}: a position's encoding must not depend on T")
-    return outcome("pass", "sinusoidal_positions(40, 12)[:7] equals sinusoidal_positions(7, 12)")
+        return outcome("fail", Ev("the first 7 rows of T=40 differ from T=7 by {diff:.3g}: a position's encoding must not depend on T",
+                                  diff=(short - long[:7]).abs().max().item()))  # fmt: skip
+    return outcome("pass", Ev("sinusoidal_positions(40, 12)[:7] equals sinusoidal_positions(7, 12)"))
 
 
 @dataclass(frozen=True)

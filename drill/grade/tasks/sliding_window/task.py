@@ -16,6 +16,7 @@ from drill.grade.checks.common import deterministic_check, dtype_id, gradient_ve
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, moved, same_output, unpack
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.reference import CORRECT, Variant, scale_factor
+from drill.text.messages import Ev
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def shape_check(ctx: Context, lead, t, d, dv, window):
     q, k, v = qkv(ctx, lead, t, d, dv, 1, torch.float32)
     out = run(ctx, q, k, v, window)
     problem = expect_like(out, (*lead, t, dv), q)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (window={window})")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape} (window={window})", shape=list(out.shape), window=window))
 
 
 def non_contiguous_check(ctx: Context):
@@ -93,14 +94,14 @@ def non_contiguous_check(ctx: Context):
     expect_shape(out, q.shape)
     again = run(ctx, q.contiguous(), k.contiguous(), v.contiguous(), 4)
     if not same_output(out, again, 1e-5):
-        return outcome("fail", "non-contiguous inputs give a different output than their contiguous copies")
-    return outcome("pass", f"output {list(out.shape)} from transposed inputs")
+        return outcome("fail", Ev("non-contiguous inputs give a different output than their contiguous copies"))
+    return outcome("pass", Ev("output {shape} from transposed inputs", shape=list(out.shape)))
 
 
 def numerical_check(ctx: Context, t: int, window: int, dtype, offset: int):
     q, k, v = qkv(ctx, (2, 3), t, 8, 6, 100 + offset)
     out = run(ctx, q.to(dtype), k.to(dtype), v.to(dtype), window)
-    return versus_truth(f"output (T={t}, window={window}, {str(dtype)[6:]})", out, q, k, v, window, dtype)
+    return versus_truth(Ev("output (T={t}, window={window}, {dtype})", t=t, window=window, dtype=str(dtype)[6:]), out, q, k, v, window, dtype)
 
 
 def drawn_check(ctx: Context):
@@ -108,11 +109,11 @@ def drawn_check(ctx: Context):
     case), float32; the window may exceed T, as the contract allows."""
     b, h, t, d, dv, window = ctx.sizes(130, (1, 3), (1, 5), (6, 24), (2, 16), (2, 16), (1, 12), avoid=(8,))
     q, k, v = qkv(ctx, (b, h), t, d, dv, 130)
-    where = f"B={b}, H={h}, T={t}, D={d}, Dv={dv}, window={window}, drawn from the seed"
+    where = Ev("B={b}, H={h}, T={t}, D={d}, Dv={dv}, window={window}, drawn from the seed", b=b, h=h, t=t, d=d, dv=dv, window=window)
     out = run(ctx, q.float(), k.float(), v.float(), window)
-    result = versus_truth(f"output ({where})", out, q, k, v, window, torch.float32)
+    result = versus_truth(Ev("output ({where})", where=where), out, q, k, v, window, torch.float32)
     if result.status == "pass":
-        result.message += f" ({where})"
+        result.message = Ev("{what} ({where})", what=result.message, where=where)
     return result
 
 
@@ -125,7 +126,8 @@ def gradient_check(ctx: Context, dtype):
         expect_shape(out, expected)
         return out
 
-    return gradient_verdict(ctx, base, dtype, user, lambda *t: reference(*t[:3], 3, dtype=t[3]), label=" (T=11, window=3)")
+    label = Ev(" (T={t}, window={window})", t=11, window=3)
+    return gradient_verdict(ctx, base, dtype, user, lambda *t: reference(*t[:3], 3, dtype=t[3]), label=label)
 
 
 def window_leak_check(ctx: Context):
@@ -143,11 +145,13 @@ def window_leak_check(ctx: Context):
         change = moved(run(ctx, q, k2, v2, window), base).amax(dim=(0, 1))  # [T]
         for i in range(t):
             if not allowed[i, j] and change[i] > LEAK_THRESHOLD:
-                where = "a future key" if j > i else f"a key {i - j} positions back, outside the window"
-                return outcome("fail", f"window={window}: query {i} sees key {j} ({where}; it may see {max(0, i - window + 1)}..{i})")
+                where = Ev("a future key") if j > i else Ev("a key {n} positions back, outside the window", n=i - j)
+                return outcome("fail", Ev("window={window}: query {i} sees key {j} ({where}; it may see {first}..{i})",
+                                          window=window, i=i, j=j, where=where, first=max(0, i - window + 1)))  # fmt: skip
             if allowed[i, j] and change[i] <= LEAK_THRESHOLD:
-                return outcome("fail", f"window={window}: query {i} does not see key {j}, inside its window {max(0, i - window + 1)}..{i}")
-    return outcome("pass", f"window={window}, T={t} (float64): query i sees exactly keys i-{window - 1}..i")
+                return outcome("fail", Ev("window={window}: query {i} does not see key {j}, inside its window {first}..{i}",
+                                          window=window, i=i, j=j, first=max(0, i - window + 1)))  # fmt: skip
+    return outcome("pass", Ev("window={window}, T={t} (float64): query i sees exactly keys i-{back}..i", window=window, t=t, back=window - 1))
 
 
 def query_leak_check(ctx: Context):
@@ -161,8 +165,8 @@ def query_leak_check(ctx: Context):
         change = moved(run(ctx, q2, k, v, 3), base).amax(dim=(0, 1))
         change[i] = 0
         if (change > LEAK_THRESHOLD).any():
-            return outcome("fail", f"changing query {i} moves the output of position {int(change.argmax())}")
-    return outcome("pass", "changing query i moves output i only")
+            return outcome("fail", Ev("changing query {i} moves the output of position {j}", i=i, j=int(change.argmax())))
+    return outcome("pass", Ev("changing query i moves output i only"))
 
 
 def large_logits_check(ctx: Context):
@@ -174,10 +178,11 @@ def large_logits_check(ctx: Context):
 def varying_check(ctx: Context):
     for n, (t, window) in enumerate(((12, 4), (7, 2), (9, 9))):
         q, k, v = qkv(ctx, (2, 3), t, 8, 6, 500 + n, torch.float32)
-        result = versus_truth(f"call {n + 1} (T={t}, window={window})", run(ctx, q, k, v, window), q, k, v, window, torch.float32)
+        label = Ev("call {n} (T={t}, window={window})", n=n + 1, t=t, window=window)
+        result = versus_truth(label, run(ctx, q, k, v, window), q, k, v, window, torch.float32)
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different T and window in a row all match")
+    return outcome("pass", Ev("three calls with different T and window in a row all match"))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from drill.grade.checks.common import dtype_id, no_mutation_check
 from drill.grade.checks.compare import LEAK_THRESHOLD, against_truth, expect_like, expect_shape, first_nonfinite, moved, same_output
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.tolerance import judge
+from drill.text.messages import Ev
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class SoftmaxVariant:
 
 CORRECT = SoftmaxVariant()
 FORBIDDEN = {  # __name__ of the torch function or aten op: how the rule names it
-    "softmax": "softmax (torch.softmax, F.softmax, Tensor.softmax, nn.Softmax)",
+    "softmax": "softmax (torch.softmax, F.softmax, Tensor.softmax, nn.Softmax)",  # shown as is
     "log_softmax": "log_softmax",
     "softmin": "F.softmin",
     "special_softmax": "torch.special.softmax",
@@ -65,7 +66,7 @@ def softmax_reference(x, dim: int, variant=CORRECT):
 def run(ctx: Context, x, dim: int):
     out = ctx.call(ctx.entry, x, dim=dim)
     if not isinstance(out, torch.Tensor):
-        raise WrongShape(f"returned {type(out).__name__}, not a tensor")
+        raise WrongShape(Ev("returned {type}, not a tensor", type=type(out).__name__))
     return out
 
 
@@ -78,7 +79,7 @@ def shape_check(ctx: Context, shape, dim):
     x = ctx.randn(*shape, gen=ctx.generator(1))
     out = run(ctx, x, dim)
     problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)} (dim={dim})")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape} (dim={dim})", shape=list(out.shape), dim=dim))
 
 
 def non_contiguous_check(ctx: Context):
@@ -87,13 +88,14 @@ def non_contiguous_check(ctx: Context):
     expect_shape(out, x.shape)
     again = run(ctx, x.contiguous(), -1)
     if not same_output(out, again, 1e-6):
-        return outcome("fail", "a transposed (non-contiguous) input gives a different output than its contiguous copy")
-    return versus_truth("output (non-contiguous input)", out, x.double(), -1, torch.float32)
+        return outcome("fail", Ev("a transposed (non-contiguous) input gives a different output than its contiguous copy"))
+    return versus_truth(Ev("output (non-contiguous input)"), out, x.double(), -1, torch.float32)
 
 
 def numerical_check(ctx: Context, shape, dim, dtype, offset: int):
     x = ctx.randn(*shape, gen=ctx.generator(100 + offset), dtype=torch.float64)
-    return versus_truth(f"output (shape {list(shape)}, dim={dim}, {str(dtype)[6:]})", run(ctx, x.to(dtype), dim), x, dim, dtype)
+    label = Ev("output (shape {shape}, dim={dim}, {dtype})", shape=list(shape), dim=dim, dtype=str(dtype)[6:])
+    return versus_truth(label, run(ctx, x.to(dtype), dim), x, dim, dtype)
 
 
 def neg_inf_check(ctx: Context):
@@ -101,7 +103,7 @@ def neg_inf_check(ctx: Context):
     x = ctx.randn(4, 9, gen=gen, dtype=torch.float64)
     x[torch.rand(4, 9, generator=gen).to(ctx.device) < 0.4] = float("-inf")  # masked logits
     x[:, 4] = ctx.randn(4, gen=gen, dtype=torch.float64)  # every row keeps a finite entry
-    return versus_truth("output (rows with -inf entries)", run(ctx, x.float(), -1), x, -1, torch.float32)
+    return versus_truth(Ev("output (rows with -inf entries)"), run(ctx, x.float(), -1), x, -1, torch.float32)
 
 
 def gradient_check(ctx: Context, dtype):
@@ -113,13 +115,13 @@ def gradient_check(ctx: Context, dtype):
     expect_shape(out, x.shape)
     ctx.call(lambda: (out * seed_grad.to(out.dtype)).sum().backward(), watch=False)
     if x.grad is None:
-        return outcome("fail", "no gradient reaches x (is it detached?)")
+        return outcome("fail", Ev("no gradient reaches x (is it detached?)"))
     grads = []
     for precision in (torch.float64, dtype):
         leaf = x64.detach().clone().to(precision).requires_grad_()
         (softmax_reference(leaf, 1) * seed_grad.to(precision)).sum().backward()
         grads.append(leaf.grad)
-    return against_truth([("dx (dim=1)", x.grad, *grads)])
+    return against_truth([(Ev("dx (dim={dim})", dim=1), x.grad, *grads)])
 
 
 def independent_slices_check(ctx: Context):
@@ -139,10 +141,10 @@ def independent_slices_check(ctx: Context):
                 other = tuple(int(i) for i in (change > LEAK_THRESHOLD).nonzero()[0])
                 return outcome(
                     "fail",
-                    f"dim={dim}: changing x[{', '.join(map(str, where))}] moves the slice at {list(other)} "
-                    f"(by {change[other]:.3g}): each slice along dim must be normalised on its own",
+                    Ev("dim={dim}: changing x[{at}] moves the slice at {other} (by {by:.3g}): each slice along dim must be "
+                       "normalised on its own", dim=dim, at=", ".join(map(str, where)), other=list(other), by=change[other].item()),
                 )
-    return outcome("pass", "float64: changing one entry moves only its own slice along dim")
+    return outcome("pass", Ev("float64: changing one entry moves only its own slice along dim"))
 
 
 def large_logits_check(ctx: Context, dtype, magnitude: float):
@@ -160,15 +162,26 @@ def large_logits_check(ctx: Context, dtype, magnitude: float):
         bad = first_nonfinite(out, truth)
         if bad is not None:
             return outcome(
-                "fail", f"{str(dtype)[6:]} logits ~{sign * magnitude:g}: non-finite output at {list(bad)}", "softmax-no-max-shift"
+                "fail",
+                Ev("{dtype} logits ~{m:g}: non-finite output at {at}", dtype=str(dtype)[6:], m=sign * magnitude, at=list(bad)),
+                "softmax-no-max-shift",
             )
         verdict = judge(out, truth, softmax_reference(x, -1))
         allowed = max(verdict.allowed, 4 * torch.finfo(dtype).eps * x.abs().max().item())
-        label = f"logits ~{sign * magnitude:g} ({str(dtype)[6:]})"
+        label = Ev("logits ~{m:g} ({dtype})", m=sign * magnitude, dtype=str(dtype)[6:])
         if verdict.error > allowed:
-            return outcome("fail", f"{label}: max error {verdict.error:.3g} at {list(verdict.where)} (allowed {allowed:.3g})")
+            return outcome("fail", too_far(label, verdict.error, list(verdict.where), allowed))
         pairs.append((label, verdict.error, allowed))
-    return outcome("pass", "; ".join(f"{label}: finite, max error {e:.2g} (allowed {a:.2g})" for label, e, a in pairs))
+    return outcome("pass", Ev.seq(finite_and_close(label, e, a) for label, e, a in pairs))
+
+
+def too_far(label: Ev, error: float, where: list, allowed: float) -> Ev:
+    """The large-logit checks allow more than the tolerance rule, so they word their verdicts themselves."""
+    return Ev("{what}: max error {e:.3g} at {at} (allowed {a:.3g})", what=label, e=error, at=where, a=allowed)
+
+
+def finite_and_close(label: Ev, error: float, allowed: float) -> Ev:
+    return Ev("{label}: finite, max error {e:.2g} (allowed {a:.2g})", label=label, e=error, a=allowed)
 
 
 def wide_rows_check(ctx: Context):
@@ -179,21 +192,22 @@ def wide_rows_check(ctx: Context):
     x = WIDE * torch.tanh(ctx.randn(4, 9, gen=ctx.generator(450), dtype=torch.float64))
     x[:, 0], x[:, -1] = WIDE, -WIDE
     out = run(ctx, x.float(), -1)
-    label = f"float32 rows spanning ±{WIDE:g}"
+    label = Ev("float32 rows spanning ±{w:g}", w=WIDE)
     truth = softmax_reference(x, -1)
     expect_shape(out, truth.shape)
     bad = first_nonfinite(out, truth)
     if bad is not None:
         small = x * (SMALL / WIDE)
         if versus_truth("", run(ctx, small.float(), -1), small, -1, torch.float32).status == "pass":
-            return outcome("fail", f"{label}: non-finite output at {list(bad)}; the same rows scaled to ±{SMALL:g} are right: "
-                                   "exp overflowed", "softmax-no-max-shift")  # fmt: skip
-        return outcome("fail", f"{label}: non-finite output at {list(bad)}, and the same rows scaled to ±{SMALL:g} are wrong too")
+            return outcome("fail", Ev("{label}: non-finite output at {at}; the same rows scaled to ±{s:g} are right: exp overflowed",
+                                      label=label, at=list(bad), s=SMALL), "softmax-no-max-shift")  # fmt: skip
+        return outcome("fail", Ev("{label}: non-finite output at {at}, and the same rows scaled to ±{s:g} are wrong too",
+                                  label=label, at=list(bad), s=SMALL))  # fmt: skip
     verdict = judge(out, truth, softmax_reference(x.float(), -1))
     allowed = max(verdict.allowed, 4 * torch.finfo(torch.float32).eps * WIDE)  # a log-sum-exp route rounds at 100
     if verdict.error > allowed:
-        return outcome("fail", f"{label}: max error {verdict.error:.3g} at {list(verdict.where)} (allowed {allowed:.3g})")
-    return outcome("pass", f"{label}: finite, max error {verdict.error:.2g} (allowed {allowed:.2g})")
+        return outcome("fail", too_far(label, verdict.error, list(verdict.where), allowed))
+    return outcome("pass", finite_and_close(label, verdict.error, allowed))
 
 
 def row_offsets_check(ctx: Context):
@@ -209,21 +223,22 @@ def row_offsets_check(ctx: Context):
     if bool(finite[0]) and not bool(finite[2]):
         return outcome(
             "fail",
-            "rows with offsets +600, 0, -600 (float64): the -600 row comes out as "
-            f"{out[2, :3].tolist()}...: shifted by the whole tensor's max, its exps underflow to 0",
+            Ev("rows with offsets +600, 0, -600 (float64): the -600 row comes out as {row}...: shifted by the whole tensor's max, "
+               "its exps underflow to 0", row=out[2, :3].tolist()),
             "softmax-global-max",
         )
-    return against_truth([("rows offset by +600, 0, -600 (float64)", out, truth, truth)])
+    return against_truth([(Ev("rows offset by +600, 0, -600 (float64)"), out, truth, truth)])
 
 
 def varying_check(ctx: Context):
     gen = ctx.generator(600)
     for n, (shape, dim) in enumerate((((5, 7), -1), ((4, 6, 3), 0), ((2, 9), 1))):
         x = ctx.randn(*shape, gen=gen, dtype=torch.float64)
-        result = versus_truth(f"call {n + 1} (shape {list(shape)}, dim={dim})", run(ctx, x.float(), dim), x, dim, torch.float32)
+        label = Ev("call {n} (shape {shape}, dim={dim})", n=n + 1, shape=list(shape), dim=dim)
+        result = versus_truth(label, run(ctx, x.float(), dim), x, dim, torch.float32)
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different shapes and dims in a row all match")
+    return outcome("pass", Ev("three calls with different shapes and dims in a row all match"))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import torch
 
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 MARGIN = 1e-4
 P_VALUE = 1e-6
@@ -118,11 +119,12 @@ def make_case(ctx: Context, offset: int, gamma: int, vocab: int, want: str | Non
 def tokens_of(value) -> list[int]:
     if isinstance(value, torch.Tensor):
         if value.dim() != 1 or value.dtype.is_floating_point or value.dtype == torch.bool:
-            raise WrongShape(f"returned a {value.dtype} tensor of shape {list(value.shape)}, expected 1-D integer token ids")
+            raise WrongShape(Ev("returned a {dtype} tensor of shape {shape}, expected 1-D integer token ids", dtype=str(value.dtype),
+                                shape=list(value.shape)))  # fmt: skip
         return [int(t) for t in value.tolist()]
     if isinstance(value, (list, tuple)) and all(type(t) is int for t in value):
         return list(value)
-    raise WrongShape(f"returned {type(value).__name__}, expected a 1-D int64 tensor (or a list) of token ids")
+    raise WrongShape(Ev("returned {type}, expected a 1-D int64 tensor (or a list) of token ids", type=type(value).__name__))
 
 
 def _sent(ctx: Context, case: Case, dtype) -> tuple:
@@ -133,8 +135,12 @@ def _sent(ctx: Context, case: Case, dtype) -> tuple:
 def _tokens(case: Case, value) -> list[int]:
     tokens = tokens_of(value)
     if not 1 <= len(tokens) <= len(case.draft) + 1:
-        raise WrongShape(f"returned {len(tokens)} tokens; gamma = {len(case.draft)} drafts give 1 to {len(case.draft) + 1}")
+        raise WrongShape(too_many(tokens, case))
     return tokens
+
+
+def too_many(tokens: list[int], case: Case) -> Ev:
+    return Ev("returned {n} tokens; gamma = {gamma} drafts give 1 to {most}", n=len(tokens), gamma=len(case.draft), most=len(case.draft) + 1)
 
 
 def run(ctx: Context, case: Case, dtype=torch.float32) -> list[int]:
@@ -147,25 +153,31 @@ def run_each(ctx: Context, cases: list[Case]) -> list[list[int]]:
     return [_tokens(case, value) for case, value in zip(cases, values)]
 
 
-def explain(case: Case, got: list[int], want: list[int]) -> str:
+def explain(case: Case, got: list[int], want: list[int]) -> Ev:
+    head = Ev("expected tokens {want}, got {got}", want=want, got=got)
+    return Ev("{label}: {what}", label=head, what=why(case, got, want))
+
+
+def why(case: Case, got: list[int], want: list[int]) -> Ev:
     steps = accept_reference(case.draft, case.q, case.p, case.u)[1]
     at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-    head = f"expected tokens {want}, got {got}"
     if at < len(steps):
         kind, i, x, ratio, u = steps[at]
         p, q = float(case.p[i, x]), float(case.q[i, x])
         if kind == "accept":
-            return f"{head}: draft {i} (token {x}) must be accepted: u = {u:.4f} < min(1, p/q) = min(1, {p:.4f}/{q:.4f})"
+            return Ev("draft {i} (token {x}) must be accepted: u = {u:.4f} < min(1, p/q) = min(1, {p:.4f}/{q:.4f})", i=i, x=x, u=u, p=p, q=q)
         if at < len(got) and got[at] == x:
-            return (f"{head}: draft {i} (token {x}) must be rejected (u = {u:.4f} >= p/q = {p:.4f}/{q:.4f} = {ratio:.4f}), "
-                    f"and the token drawn instead comes from norm(max(0, p - q)), where token {x} has probability 0")  # fmt: skip
-        return (f"{head}: after rejecting draft {i}, the token is drawn from norm(max(0, p - q)) by inverse CDF "
-                f"with uniforms[{i + 1}] = {float(case.u[i + 1]):.4f}")  # fmt: skip
+            return Ev("draft {i} (token {x}) must be rejected (u = {u:.4f} >= p/q = {p:.4f}/{q:.4f} = {ratio:.4f}), and the token drawn "
+                      "instead comes from norm(max(0, p - q)), where token {x} has probability 0",
+                      i=i, x=x, u=u, p=p, q=q, ratio=ratio)  # fmt: skip
+        return Ev("after rejecting draft {i}, the token is drawn from norm(max(0, p - q)) by inverse CDF with uniforms[{next}] = {u:.4f}",
+                  i=i, next=i + 1, u=float(case.u[i + 1]))  # fmt: skip
+    gamma = len(case.draft)
     if at >= len(got):
-        return f"{head}: every draft was accepted, so a bonus token from target_probs[{len(case.draft)}] comes last"
+        return Ev("every draft was accepted, so a bonus token from target_probs[{gamma}] comes last", gamma=gamma)
     if at >= len(want):
-        return f"{head}: nothing comes after the token drawn at a rejection"
-    return f"{head}: the bonus token is drawn from target_probs[{len(case.draft)}] with uniforms[{len(case.draft)}] = {float(case.u[-1]):.4f}"
+        return Ev("nothing comes after the token drawn at a rejection")
+    return Ev("the bonus token is drawn from target_probs[{gamma}] with uniforms[{gamma}] = {u:.4f}", gamma=gamma, u=float(case.u[-1]))
 
 
 def shape_check(ctx: Context, case: Case):
@@ -173,10 +185,13 @@ def shape_check(ctx: Context, case: Case):
     value = ctx.call(ctx.entry, case.draft.to(dev), case.q.to(dev, torch.float32), case.p.to(dev, torch.float32), case.u.to(dev, torch.float32))
     tokens = tokens_of(value)
     if isinstance(value, torch.Tensor) and (value.dtype != torch.int64 or value.device != case.draft.to(dev).device):
-        return outcome("fail", f"tokens are {value.dtype} on {value.device}; expected int64 on {dev}, like draft_tokens")
+        return outcome("fail", Ev("tokens are {dtype} on {device}; expected int64 on {want}, like draft_tokens", dtype=str(value.dtype),
+                                  device=str(value.device), want=str(dev)))  # fmt: skip
     if not 1 <= len(tokens) <= len(case.draft) + 1:
-        return outcome("fail", f"returned {len(tokens)} tokens; gamma = {len(case.draft)} drafts give 1 to {len(case.draft) + 1}")
-    return outcome("pass", f"{len(tokens)} token ids, {type(value).__name__ if not isinstance(value, torch.Tensor) else 'int64 tensor'}")
+        return outcome("fail", too_many(tokens, case))
+    if isinstance(value, torch.Tensor):
+        return outcome("pass", Ev("{n} token ids, int64 tensor", n=len(tokens)))
+    return outcome("pass", Ev("{n} token ids, {type}", n=len(tokens), type=type(value).__name__))
 
 
 def exact_check(ctx: Context, case: Case, dtype=torch.float32):
@@ -184,8 +199,8 @@ def exact_check(ctx: Context, case: Case, dtype=torch.float32):
     got = run(ctx, case, dtype)
     if got != want:
         return outcome("fail", explain(case, got, want))
-    path = "every draft accepted + bonus" if len(want) == len(case.draft) + 1 else f"rejection at draft {len(steps) - 1}"
-    return outcome("pass", f"tokens {got} exact ({path})")
+    path = Ev("every draft accepted + bonus") if len(want) == len(case.draft) + 1 else Ev("rejection at draft {i}", i=len(steps) - 1)
+    return outcome("pass", Ev("tokens {got} exact ({path})", got=got, path=path))
 
 
 def drawn_check(ctx: Context):
@@ -198,7 +213,8 @@ def drawn_check(ctx: Context):
         messages.append(result.message)
         if result.status != "pass":
             break
-    result.message = f"a configuration drawn from the seed (gamma={gamma}, V={vocab}): {'; '.join(messages)}"
+    drawn = Ev("a configuration drawn from the seed (gamma={gamma}, V={vocab})", gamma=gamma, vocab=vocab)
+    result.message = Ev("{label}: {what}", label=drawn, what=Ev.seq(messages))
     return result
 
 
@@ -212,16 +228,17 @@ def residual_check(ctx: Context):
     cases = [Case(base.draft, q, p, torch.tensor([0.5, value], dtype=torch.float64)) for value in grid]
     outputs = [run(ctx, case) for case in cases]
     if all(got[:1] == [0] for got in outputs):  # the draft token whatever uniforms[1]: accepted, a ratio mistake
-        return outcome("fail", f"p(draft token 0) = 0 must reject it whatever the uniform (uniforms[0] = 0.5); got {outputs[0]}")
+        return outcome("fail", Ev("p(draft token 0) = 0 must reject it whatever the uniform (uniforms[0] = 0.5); got {got}", got=outputs[0]))
     for value, case, got in zip(grid, cases, outputs):
         want = accept_reference(case.draft, q, p, case.u)[0]
         if len(got) != 1:
-            return outcome("fail", f"p(draft token) = 0 must reject it and emit one resampled token; got {got}")
+            return outcome("fail", Ev("p(draft token) = 0 must reject it and emit one resampled token; got {got}", got=got))
         if got != want:
             mass = ", ".join(f"{v:.3f}" for v in residual(p[0], q[0]).tolist())
-            return outcome("fail", f"rejected draft, uniforms[1] = {value:.3f}: expected token {want[0]}, got {got[0]}: the resample "
-                                   f"must use norm(max(0, p - q)) = [{mass}] by inverse CDF", "spec-residual-wrong")  # fmt: skip
-    return outcome("pass", f"{len(grid)} resamples after a forced rejection follow norm(max(0, p - q))")
+            return outcome("fail", Ev("rejected draft, uniforms[1] = {u:.3f}: expected token {want}, got {got}: the resample must use "
+                                      "norm(max(0, p - q)) = [{mass}] by inverse CDF", u=value, want=want[0], got=got[0], mass=mass),
+                           "spec-residual-wrong")  # fmt: skip
+    return outcome("pass", Ev("{n} resamples after a forced rejection follow norm(max(0, p - q))", n=len(grid)))
 
 
 def trials(ctx: Context, p, q, gamma: int, count: int, offset: int):
@@ -251,9 +268,10 @@ def distribution_check(ctx: Context, gamma: int = 2, vocab: int = 4):
     if value < P_VALUE:
         freq = ", ".join(f"{c / TRIALS:.3f}" for c in counts.tolist())
         want = ", ".join(f"{x:.3f}" for x in p[0].tolist())
-        return outcome("fail", f"over {TRIALS} trials the first token has frequencies [{freq}], the target p is [{want}] "
-                               f"(chi-square p = {value:.2g}): the output does not follow the target distribution")  # fmt: skip
-    return outcome("pass", f"{TRIALS} trials with drafts from q: the first token follows p (chi-square p = {value:.2g})")
+        return outcome("fail", Ev("over {trials} trials the first token has frequencies [{freq}], the target p is [{want}] (chi-square "
+                                  "p = {p:.2g}): the output does not follow the target distribution", trials=TRIALS, freq=freq,
+                                  want=want, p=value))  # fmt: skip
+    return outcome("pass", Ev("{trials} trials with drafts from q: the first token follows p (chi-square p = {p:.2g})", trials=TRIALS, p=value))
 
 
 def zero_probability_check(ctx: Context, gamma: int = 2, vocab: int = 6, count: int = 40):
@@ -270,8 +288,9 @@ def zero_probability_check(ctx: Context, gamma: int = 2, vocab: int = 6, count: 
         bad = [(i, t) for i, t in enumerate(got) if p[i, t] == 0]
         if bad:
             i, t = bad[0]
-            return outcome("fail", f"trial {n}: emitted token {t} at position {i}, where the target's probability is 0 (tokens {got})")
-    return outcome("pass", f"{count} trials never emit a token the target gives probability 0")
+            return outcome("fail", Ev("trial {n}: emitted token {t} at position {i}, where the target's probability is 0 (tokens {got})",
+                                      n=n, t=t, i=i, got=got))  # fmt: skip
+    return outcome("pass", Ev("{n} trials never emit a token the target gives probability 0", n=count))
 
 
 def small_residual_case(ctx: Context) -> Case:

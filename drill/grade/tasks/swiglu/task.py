@@ -19,15 +19,16 @@ from drill.grade.checks.compare import against_truth, expect_like, expect_shape,
 from drill.grade.checks.rows import row_independence_check, tensor_result
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.layouts import is_linear
+from drill.text.messages import Ev
 
 D_MODEL, D_FF = 6, 10
 X = (2, 5, D_MODEL)
 LAYOUTS = (("w1", "w3", "w2"), ("gate_proj", "up_proj", "down_proj"))  # (gate, up, down)
-ACCEPTED = (
+ACCEPTED = Ev(
     "bias-free nn.Linear layers w1 (gate, d_model -> d_ff), w3 (up, d_model -> d_ff) and w2 (down, d_ff -> d_model), "
     "or gate_proj, up_proj and down_proj"
 )
-NO_LAYOUT = "skipped: no reference without a recognised layout"
+NO_LAYOUT = Ev("skipped: no reference without a recognised layout")
 
 
 @dataclass(frozen=True)
@@ -94,13 +95,14 @@ def forward(ctx: Context, module, x):
 def layout_check(ctx: Context):
     built = build(ctx)
     if built.names is None:
-        return outcome("fail", f"unrecognised layout; accepted: {ACCEPTED}")
+        return outcome("fail", Ev("unrecognised layout; accepted: {accepted}", accepted=ACCEPTED))
     with_bias = [n for n in built.names if getattr(built.module, n).bias is not None]
     if with_bias:
-        return outcome("fail", f"{', '.join(with_bias)} {'has a bias' if len(with_bias) == 1 else 'have biases'}: "
-                       "SwiGLU as in LLaMA and PaLM is bias-free (bias=False)")  # fmt: skip
+        if len(with_bias) == 1:
+            return outcome("fail", Ev("{names} has a bias: SwiGLU as in LLaMA and PaLM is bias-free (bias=False)", names=with_bias[0]))
+        return outcome("fail", Ev("{names} have biases: SwiGLU as in LLaMA and PaLM is bias-free (bias=False)", names=", ".join(with_bias)))
     gate, up, down = built.names
-    return outcome("pass", f"gate {gate}, up {up}, down {down} (bias-free)")
+    return outcome("pass", Ev("gate {gate}, up {up}, down {down} (bias-free)", gate=gate, up=up, down=down))
 
 
 def shape_check(ctx: Context, shape, non_contiguous):
@@ -109,7 +111,7 @@ def shape_check(ctx: Context, shape, non_contiguous):
     x = ctx.randn(shape[1], shape[0], shape[-1], gen=gen).transpose(0, 1) if non_contiguous else ctx.randn(*shape, gen=gen)
     out = forward(ctx, built.module, x)
     problem = expect_like(out, shape, x)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}")
+    return outcome("fail", problem) if problem else outcome("pass", Ev("output {shape}", shape=list(out.shape)))
 
 
 def numerical_check(ctx: Context, dtype, offset: int, shape=X, scale: float = 1.0):
@@ -119,7 +121,7 @@ def numerical_check(ctx: Context, dtype, offset: int, shape=X, scale: float = 1.
     x = scale * ctx.randn(*shape, gen=ctx.generator(100 + offset), dtype=torch.float64)
     truth = reference(x.to(dtype).double(), built.weights(torch.float64))
     same = reference(x.to(dtype), built.weights(dtype))
-    return against_truth([(f"output ({str(dtype)[6:]})", forward(ctx, built.module, x.to(dtype)), truth, same)])
+    return against_truth([(Ev("output ({dtype})", dtype=str(dtype)[6:]), forward(ctx, built.module, x.to(dtype)), truth, same)])
 
 
 def gradient_check(ctx: Context):
@@ -143,8 +145,8 @@ def gradient_check(ctx: Context):
     pairs = []
     for got, (name, truth), (_, same) in zip(user, grads[torch.float64], grads[torch.float32]):
         if got is None:
-            return outcome("fail", f"no gradient reaches {name} (is it detached or unused?)")
-        pairs.append((f"d{name}" if name == "x" else f"d{name}.weight", got, truth, same))
+            return outcome("fail", Ev("no gradient reaches {name} (is it detached or unused?)", name=name))
+        pairs.append((Ev("d{name}", name=name if name == "x" else name + ".weight"), got, truth, same))
     return against_truth(pairs)
 
 
@@ -165,9 +167,9 @@ def large_check(ctx: Context):
     out = forward(ctx, built.module, x.float())
     bad = first_nonfinite(out, truth)
     if bad is not None:
-        return outcome("fail", f"inputs of a few hundred (float32) give a non-finite output at {list(bad)}: "
-                       "x * exp(x) / (1 + exp(x)) overflows; use torch.sigmoid or F.silu")  # fmt: skip
-    return against_truth([("inputs ~300 (float32)", out, truth, same)])
+        return outcome("fail", Ev("inputs of a few hundred (float32) give a non-finite output at {at}: "
+                                  "x * exp(x) / (1 + exp(x)) overflows; use torch.sigmoid or F.silu", at=list(bad)))  # fmt: skip
+    return against_truth([(Ev("inputs ~300 (float32)"), out, truth, same)])
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import torch
 from drill.grade.checks.common import dtype_id, no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_shape
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
+from drill.text.messages import Ev
 
 MEMORY = (37, 901, 6, 5, 64)  # Q, N, D, k, chunk_size: Q x N = 33337 elements, far above any chunked tensor
 
@@ -96,37 +97,39 @@ def run(ctx: Context, queries, docs, k, chunk_size=None):
     kwargs = {} if chunk_size is None else {"chunk_size": chunk_size}
     ret = ctx.call(ctx.entry, queries, docs, k, **kwargs)
     if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(t, torch.Tensor) for t in ret)):
-        raise WrongShape(f"returned {type(ret).__name__}, not a (scores, indices) pair of tensors")
+        raise WrongShape(Ev("returned {type}, not a (scores, indices) pair of tensors", type=type(ret).__name__))
     scores, ids = ret
     expect_shape(scores, (queries.shape[0], k), "scores")
     expect_shape(ids, (queries.shape[0], k), "indices")
     return scores, ids
 
 
-def indices_verdict(what: str, full, ids, truth_scores, truth_ids, tol: float):
+def indices_verdict(what: Ev, full, ids, truth_scores, truth_ids, tol: float):
     """Each returned index must point at a document whose float64 cosine is the reference's score at that rank,
     no index twice; where that score is tied exactly with another document, the index must be the reference's."""
     if ids.dtype != torch.int64:
-        return outcome("fail", f"{what}: indices dtype is {ids.dtype}, expected torch.int64")
+        return outcome("fail", Ev("{what}: indices dtype is {dtype}, expected torch.int64", what=what, dtype=str(ids.dtype)))
     n = full.shape[1]
     if ids.numel() and (ids.min() < 0 or ids.max() >= n):
-        return outcome("fail", f"{what}: an index is outside 0..{n - 1}")
+        return outcome("fail", Ev("{what}: an index is outside 0..{last}", what=what, last=n - 1))
     picked = full.gather(1, ids.to(full.device))
     off = (picked - truth_scores).abs() > tol
     if off.any():
         r, c = (int(i) for i in off.nonzero()[0])
-        return outcome("fail", f"{what}: query {r}, rank {c}: index {int(ids[r, c])} has cosine {picked[r, c].item():.6g}, "
-                       f"the rank-{c} document is {int(truth_ids[r, c])} with {truth_scores[r, c].item():.6g}")  # fmt: skip
+        return outcome("fail", Ev("{what}: query {r}, rank {c}: index {index} has cosine {cosine:.6g}, the rank-{c} document is {doc} "
+                                  "with {score:.6g}", what=what, r=r, c=c, index=int(ids[r, c]), cosine=picked[r, c].item(),
+                                  doc=int(truth_ids[r, c]), score=truth_scores[r, c].item()))  # fmt: skip
     if (ids.sort(dim=1).values.diff(dim=1) == 0).any():
         r = int((ids.sort(dim=1).values.diff(dim=1) == 0).any(dim=1).nonzero()[0])
-        return outcome("fail", f"{what}: query {r} gets the same document twice: {ids[r].tolist()}")
+        return outcome("fail", Ev("{what}: query {r} gets the same document twice: {ids}", what=what, r=r, ids=ids[r].tolist()))
     tied = (full[:, None, :] == truth_scores[:, :, None]).sum(-1) > 1  # [Q, k]: that rank's score is held by 2+ documents
     wrong = tied & (ids.to(truth_ids.device) != truth_ids)
     if wrong.any():
         r, c = (int(i) for i in wrong.nonzero()[0])
         holders = (full[r] == truth_scores[r, c]).nonzero().flatten().tolist()
-        return outcome("fail", f"{what}: query {r}, rank {c}: documents {holders[:6]} tie at {truth_scores[r, c].item():g}; "
-                       f"ranks go to the lower index first, so rank {c} is {int(truth_ids[r, c])}, yours {int(ids[r, c])}",
+        return outcome("fail", Ev("{what}: query {r}, rank {c}: documents {holders} tie at {score:g}; ranks go to the lower index first, "
+                                  "so rank {c} is {expected}, yours {got}", what=what, r=r, c=c, holders=holders[:6],
+                                  score=truth_scores[r, c].item(), expected=int(truth_ids[r, c]), got=int(ids[r, c])),
                        "topk-ties-not-lowest-index")  # fmt: skip
     return None
 
@@ -136,17 +139,19 @@ def numerical_check(ctx: Context, offset: int, dims, k: int, chunk_size=None, dt
     truth, truth_ids = reference(queries, docs, k)
     same, _ = reference(queries.to(dtype), docs.to(dtype), k)
     scores, ids = run(ctx, queries.to(dtype), docs.to(dtype), k, chunk_size)
-    what = f"Q={dims[0]}, N={dims[1]}, D={dims[2]}, k={k}" + (f", chunk_size={chunk_size}" if chunk_size else "")
-    what += (", ties=exact" if lattice_inputs else "") + f", {str(dtype)[6:]}"
+    sizes = f"Q={dims[0]}, N={dims[1]}, D={dims[2]}, k={k}" + (f", chunk_size={chunk_size}" if chunk_size else "")
+    what = (Ev("{sizes}, ties=exact, {dtype}", sizes=sizes, dtype=str(dtype)[6:]) if lattice_inputs
+            else Ev("{sizes}, {dtype}", sizes=sizes, dtype=str(dtype)[6:]))  # fmt: skip
     if scores.dtype != dtype:
-        return outcome("fail", f"{what}: scores dtype is {scores.dtype}, the queries' is {dtype}")
-    result = against_truth([(f"scores ({what})", scores, truth, same)])
+        return outcome("fail", Ev("{what}: scores dtype is {dtype}, the queries' is {expected}", what=what, dtype=str(scores.dtype),
+                                  expected=str(dtype)))  # fmt: skip
+    result = against_truth([(Ev("{name} ({what})", name="scores", what=what), scores, truth, same)])
     if result.status != "pass":
         return result
     tol = {torch.float64: 1e-9, torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}[dtype]
     found = indices_verdict(what, cosine(queries, docs), ids, truth, truth_ids, tol)
     if found is None:
-        result.message = f"{what}: indices right, scores {result.message}"
+        result.message = Ev("{what}: indices right, scores {summary}", what=what, summary=result.message)
     return found or result
 
 
@@ -156,10 +161,12 @@ def memory_check(ctx: Context):
     limit = max(n * d, 2 * q * (chunk + k), q * k * math.ceil(n / chunk))  # the normalised docs, a chunk with the kept k
     _, (size, shape, op) = ctx.largest(ctx.entry, queries, docs, k, chunk_size=chunk)
     if size > limit:
-        return outcome("fail", f"Q={q}, N={n}, chunk_size={chunk}: {op} produced a tensor of shape {list(shape)} ({size} elements); "
-                       f"chunked scoring needs at most {limit} (a chunk's Q x chunk_size scores with the kept k, or the docs), "
-                       f"the whole Q x N matrix is {q * n}", "topk-materialises-scores")  # fmt: skip
-    return outcome("pass", f"Q={q}, N={n}, chunk_size={chunk}: largest tensor {size} elements (the Q x N matrix would be {q * n})")
+        return outcome("fail", Ev("Q={q}, N={n}, chunk_size={chunk}: {op} produced a tensor of shape {shape} ({size} elements); chunked "
+                                  "scoring needs at most {limit} (a chunk's Q x chunk_size scores with the kept k, or the docs), the "
+                                  "whole Q x N matrix is {whole}", q=q, n=n, chunk=chunk, op=str(op), shape=list(shape), size=size,
+                                  limit=limit, whole=q * n), "topk-materialises-scores")  # fmt: skip
+    return outcome("pass", Ev("Q={q}, N={n}, chunk_size={chunk}: largest tensor {size} elements (the Q x N matrix would be {whole})",
+                              q=q, n=n, chunk=chunk, size=size, whole=q * n))  # fmt: skip
 
 
 def gradient_check(ctx: Context):
@@ -169,18 +176,18 @@ def gradient_check(ctx: Context):
     leaves = [t.float().requires_grad_() for t in (queries, docs)]
     scores, ids = run(ctx, *leaves, 4, 8)
     if not torch.equal(ids.cpu(), truth_ids.cpu()):
-        return outcome("skip", "the indices differ from the reference: the numerical checks say how")
+        return outcome("skip", Ev("the indices differ from the reference: the numerical checks say how"))
     seed = ctx.randn(*scores.shape, gen=ctx.generator(201), dtype=torch.float64)
     ctx.call(lambda: (scores * seed.float()).sum().backward(), watch=False)
     if any(leaf.grad is None for leaf in leaves):
-        return outcome("fail", "no gradient reaches the queries or the docs (are the scores detached?)")
+        return outcome("fail", Ev("no gradient reaches the queries or the docs (are the scores detached?)"))
     grads = []
     for precision in (torch.float64, torch.float32):
         refs = [t.to(precision).requires_grad_() for t in (queries.float(), docs.float())]
         (reference(*refs, 4)[0] * seed.to(precision)).sum().backward()
         grads.append([r.grad for r in refs])
-    return against_truth([(f"d{name} (chunk_size=8)", leaf.grad, grads[0][i], grads[1][i])
-                          for i, (name, leaf) in enumerate(zip(("queries", "docs"), leaves))])  # fmt: skip
+    return against_truth([(Ev("{name} ({what})", name=name, what="chunk_size=8"), leaf.grad, grads[0][i], grads[1][i])
+                          for i, (name, leaf) in enumerate(zip(("dqueries", "ddocs"), leaves))])  # fmt: skip
 
 
 def query_independence_check(ctx: Context):
@@ -197,9 +204,9 @@ def query_independence_check(ctx: Context):
         other = ((change > 1e-12) | (ids != base_ids).any(dim=1)) & (torch.arange(len(change), device=change.device) != i)
         if other.any():
             j = int(other.nonzero()[0])
-            return outcome("fail", f"changing query {i} moved the results of query {j} (by {change[j].item():.3g}): "
-                           "each query's top-k must depend on that query alone", "topk-normalised-wrong-dim")  # fmt: skip
-    return outcome("pass", f"each of the {queries.shape[0]} queries' results depends on that query alone (float64)")
+            return outcome("fail", Ev("changing query {i} moved the results of query {j} (by {change:.3g}): each query's top-k must depend "
+                                      "on that query alone", i=i, j=j, change=change[j].item()), "topk-normalised-wrong-dim")  # fmt: skip
+    return outcome("pass", Ev("each of the {n} queries' results depends on that query alone (float64)", n=queries.shape[0]))
 
 
 def gradient_free_check(ctx: Context):
@@ -208,8 +215,8 @@ def gradient_free_check(ctx: Context):
     first = run(ctx, queries, docs, 4, 5)
     second = run(ctx, queries, docs, 4, 5)
     if not (torch.equal(first[0], second[0]) and torch.equal(first[1], second[1])):
-        return outcome("fail", "two identical calls give different results: state kept between calls?")
-    return outcome("pass", "two identical calls give identical results")
+        return outcome("fail", Ev("two identical calls give different results: state kept between calls?"))
+    return outcome("pass", Ev("two identical calls give identical results"))
 
 
 @dataclass(frozen=True)

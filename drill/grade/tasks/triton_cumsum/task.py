@@ -19,11 +19,12 @@ from drill.grade.checks.kernels import (EDGE_SHAPES, KernelTask, Rows, bench_row
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.kernel_bench import Case, KernelBench
 from drill.grade.remote import UserCodeError
+from drill.text.messages import Ev
 
 FORBIDDEN = {
     "cumsum": "torch.cumsum / Tensor.cumsum",
     "cumulative_trapezoid": "torch.cumulative_trapezoid",
-    "sum": "torch.sum (the kernel reduces, not the launcher)",
+    "sum": Ev("torch.sum (the kernel reduces, not the launcher)"),  # the rule shows it (battery.rules_check)
     "amax": "torch.amax",
     "max": "torch.max",
     "logcumsumexp": "torch.logcumsumexp",
@@ -43,7 +44,7 @@ def call(ctx: Context, x) -> torch.Tensor:
 def handle(ctx: Context, name: str):
     found = ctx.user.entry(name)
     if found is None:
-        raise UserCodeError(f"the file does not define {name}(x)", "not-implemented")
+        raise UserCodeError(Ev("the file does not define {name}(x)", name=name), "not-implemented")
     return found
 
 
@@ -51,8 +52,8 @@ def handle(ctx: Context, name: str):
 def reduction_check(ctx: Context, name: str):
     """Each edge shape, then rows all below 0 (a max whose tail reads 0 returns 0)."""
     fn, op = handle(ctx, name), REDUCTIONS[name]
-    cases = [(f"{name} (shape {list(s)})", randn(ctx, 800 + n, s)) for n, s in enumerate(EDGE_SHAPES)]
-    cases.append((f"{name} (rows all below 0, shape [3, 17])", randn(ctx, 810, (3, 17)).abs().neg() - 1))
+    cases = [(Ev("{name} (shape {shape})", name=name, shape=list(s)), randn(ctx, 800 + n, s)) for n, s in enumerate(EDGE_SHAPES)]
+    cases.append((Ev("{name} (rows all below 0, shape [3, 17])", name=name), randn(ctx, 810, (3, 17)).abs().neg() - 1))
     pairs = []
     for label, x in cases:
         out = tensor_out(launch(ctx, x, fn=fn))
@@ -73,7 +74,7 @@ def launch_all(ctx: Context, x: torch.Tensor) -> None:
 class TritonCumsumTask(KernelTask):
     name = "triton_cumsum"
     forbidden = FORBIDDEN
-    builtin_what = "cumsum, sum or max in the launcher"
+    builtin_what = Ev("cumsum, sum or max in the launcher")
     bench = KernelBench("memory", BENCH_CASES, bench_rows, lambda x: torch.cumsum(x, -1), "torch.cumsum", rows_bytes)
 
     def checks(self, ctx: Context) -> list[CheckDef]:

@@ -25,15 +25,15 @@ from drill.grade.checks.compare import against_truth, expect_like, first_nonfini
 from drill.grade.checks.kernels import Launches, OutOfBounds, guarded, launch
 from drill.grade.context import CheckDef, Context, WrongShape, outcome
 from drill.grade.kernel_bench import Case, KernelBench
-from drill.grade.tolerance import judge
 from drill.grade.user.wire import Strided
+from drill.text.messages import Ev
 
 FORBIDDEN = {
-    "softmax": "softmax (torch.softmax, F.softmax, Tensor.softmax)",
+    "softmax": "softmax (torch.softmax, F.softmax, Tensor.softmax)",  # shown as is: names
     "_softmax": "torch._softmax",
     "_safe_softmax": "torch._safe_softmax",
     "log_softmax": "log_softmax",
-    "exp": "torch.exp (the kernel computes it, not the launcher)",
+    "exp": Ev("torch.exp (the kernel computes it, not the launcher)"),  # the rule shows it (battery.rules_check)
     "logsumexp": "torch.logsumexp",
     "matmul": "torch.matmul / @",
     "__matmul__": "@",
@@ -123,13 +123,13 @@ def qkv(ctx: Context, offset: int, b, h, t, d, dtype=torch.float32):
 def outputs(ret, q) -> tuple[torch.Tensor, torch.Tensor]:
     """(o, lse) from the launcher's return, shapes and dtypes as the contract says."""
     if not (isinstance(ret, (tuple, list)) and len(ret) == 2 and all(isinstance(x, torch.Tensor) for x in ret)):
-        raise WrongShape(f"returned {type(ret).__name__}, not the pair (o, lse)")
+        raise WrongShape(Ev("returned {type}, not the pair (o, lse)", type=type(ret).__name__))
     o, lse = ret
     b, h, t, d = q.shape
     problem = expect_like(o, (b, h, t, d), q, "o")
     expect_like(lse, (b, h, t), lse, "lse")
     if problem is None and lse.dtype != torch.float32:
-        problem = f"lse dtype is {lse.dtype}, not torch.float32"
+        problem = Ev("lse dtype is {dtype}, not torch.float32", dtype=str(lse.dtype))
     if problem:
         raise WrongShape(problem)
     return o, lse
@@ -142,30 +142,34 @@ def run(ctx: Context, q, k, v, causal: bool, sm_scale=None, like=None):
 
 
 def lse_hypotheses(lse, truth_lse, q, k, causal, sm_scale):
-    """Why an lse is wrong while o is right: in log2 units, or without the row max."""
+    """Why an lse is wrong while o is right (in log2 units, or without the row max), in words."""
     visible = causal_visible(q.shape[-2], causal)
     s = (q.double() @ k.double().transpose(-2, -1) * scale_of(q, sm_scale)).masked_fill(~visible, float("-inf"))
-    for what, guess in (("in log2 units (lse * log2(e))", truth_lse * LOG2E), ("without the row max (log of l alone)", truth_lse - s.amax(-1))):
+    for what, guess in ((LSE_LOG2, truth_lse * LOG2E), (LSE_NO_MAX, truth_lse - s.amax(-1))):
         if ((lse.double() - guess).abs() <= 1e-4 * guess.abs().clamp(min=1)).all():
             return what
     return None
 
 
-def verdict(label: str, got, q, k, v, causal: bool, sm_scale=None):
+LSE_LOG2 = Ev("o is right and lse equals the true one in log2 units (lse * log2(e)): lse = m + ln(l), the natural log")
+LSE_NO_MAX = Ev("o is right and lse equals the true one without the row max (log of l alone): lse = m + ln(l), the natural log")
+
+
+def verdict(label: Ev | str, got, q, k, v, causal: bool, sm_scale=None):
     """o and lse against the float64 truth; an lse wrong beside a right o is named when it is a known mistake."""
     (o64, lse64), (o_same, lse_same) = truth_of(q, k, v, causal, sm_scale)
     o, lse = got
-    result = against_truth([(f"o ({label})", o, o64, o_same)])
+    result = against_truth([(Ev("o ({label})", label=label), o, o64, o_same)])
     if result.status != "pass":
         return result
-    lse_result = against_truth([(f"lse ({label})", lse, lse64, lse_same)])
+    lse_result = against_truth([(Ev("lse ({label})", label=label), lse, lse64, lse_same)])
     if lse_result.status != "pass":
         what = lse_hypotheses(lse, lse64, q, k, causal, sm_scale)
         if what:
-            lse_result.message += f"; o is right and lse equals the true one {what}: lse = m + ln(l), the natural log"
+            lse_result.message = Ev.seq([lse_result.message, what])
             lse_result.codes.append("kernel-lse-wrong")
         return lse_result
-    return outcome("pass", f"{result.message}; lse {lse_result.message}")
+    return outcome("pass", Ev.seq([result.message, Ev("lse {what}", what=lse_result.message)]))
 
 
 def launch_case(ctx: Context, case, offset: int, sm_scale=None) -> tuple:
@@ -174,13 +178,13 @@ def launch_case(ctx: Context, case, offset: int, sm_scale=None) -> tuple:
     return q, k, v, run(ctx, q, k, v, case[4], sm_scale)
 
 
-def describe(b, h, t, d, causal) -> str:
-    return f"[{b}, {h}, {t}, {d}]{', causal' if causal else ''}"
+def describe(b, h, t, d, causal) -> Ev:
+    return Ev("{shape}, causal", shape=[b, h, t, d]) if causal else Ev("{shape}", shape=[b, h, t, d])
 
 
 def shape_check(launches: Launches, case, offset: int):
     o, lse = launches(case, offset)[3]
-    return outcome("pass", f"o {list(o.shape)} {str(o.dtype)[6:]}, lse {list(lse.shape)} float32")
+    return outcome("pass", Ev("o {shape} {dtype}, lse {lse} float32", shape=list(o.shape), dtype=str(o.dtype)[6:], lse=list(lse.shape)))
 
 
 def case_check(launches: Launches, case, offset: int, sm_scale=None):
@@ -194,11 +198,11 @@ def cases_check(launches: Launches, cases, offset: int, divisible=None):
         result = case_check(launches, case, offset + n)
         if result.status != "pass":
             if divisible is not None and case_check(launches, divisible, offset + 50).status == "pass":
-                result.message += ("; right at T = 128: the kernel only works when the block size divides T "
-                                   "(the tail block is dropped)")  # fmt: skip
+                result.message = Ev.seq([result.message, Ev("right at T = 128: the kernel only works when the block size divides T "
+                                                             "(the tail block is dropped)")])  # fmt: skip
                 result.codes.append("kernel-block-must-divide")
             return result
-    return outcome("pass", f"{', '.join(describe(*c) for c in cases)} all match")
+    return outcome("pass", Ev("{cases} all match", cases=Ev.seq([describe(*c) for c in cases], ", ")))
 
 
 def layout(t: torch.Tensor) -> Strided:
@@ -212,16 +216,17 @@ def strided_check(ctx: Context):
     """q, k, v as slices of a fused qkv projection (strides not those of a contiguous [B, H, T, D])."""
     case = (1, 2, 19, 16, True)
     q, k, v = qkv(ctx, 2, *case[:4])
-    label = "q, k, v sliced from a fused [B, T, H, 3D] qkv and transposed"
+    label = Ev("q, k, v sliced from a fused [B, T, H, 3D] qkv and transposed")
     try:
         got = run(ctx, *map(layout, (q, k, v)), True, like=q)
     except OutOfBounds as exc:
         run(ctx, q, k, v, True)  # raises OutOfBounds again when the kernel is out of bounds anyway
-        return outcome("fail", f"{label}: read outside their elements ({exc}): the kernel takes the strides of a "
-                               "contiguous [B, H, T, D]", "kernel-contiguous-strides")  # fmt: skip
+        return outcome("fail", Ev("{label}: read outside their elements ({finding}): the kernel takes the strides of a contiguous "
+                                  "[B, H, T, D]", label=label, finding=exc.args[0]), "kernel-contiguous-strides")  # fmt: skip
     result = verdict(label, got, q, k, v, True)
     if result.status != "pass" and verdict("", run(ctx, q, k, v, True), q, k, v, True).status == "pass":
-        result.message += "; their contiguous copies are right: the kernel assumes contiguous strides (use q.stride())"
+        result.message = Ev.seq([result.message, Ev("their contiguous copies are right: the kernel assumes contiguous strides "
+                                                     "(use q.stride())")])  # fmt: skip
         result.codes.append("kernel-contiguous-strides")
     return result
 
@@ -242,9 +247,10 @@ def rising_check(ctx: Context):
     q, k, v = qkv(ctx, 500, b, h, t, d)
     q[..., 0] = 1.0
     k[..., 0] = torch.arange(t) * (8 * math.sqrt(d) / t)  # + up to 8 on the last key's scaled score
-    result = verdict(f"{describe(b, h, t, d, False)}, scores rising along the keys", run(ctx, q, k, v, False), q, k, v, False)
+    label = Ev("{case}, scores rising along the keys", case=describe(b, h, t, d, False))
+    result = verdict(label, run(ctx, q, k, v, False), q, k, v, False)
     if result.status != "pass":
-        result.message += " (the row max is in a later key block than the first)"
+        result.message = Ev("{what} (the row max is in a later key block than the first)", what=result.message)
     return result
 
 
@@ -257,12 +263,12 @@ def large_logits_check(ctx: Context):
     bad = first_nonfinite(o, o64)
     if bad is not None:
         if verdict("", run(ctx, q, k, v, False), q, k, v, False).status != "pass":
-            return outcome("fail", f"scores ~±300: non-finite o at {list(bad)}, and wrong at ordinary scores too")
-        return outcome("fail", f"scores ~±300: non-finite o at {list(bad)}, right at ordinary scores: exp overflowed",
+            return outcome("fail", Ev("scores ~±300: non-finite o at {at}, and wrong at ordinary scores too", at=list(bad)))
+        return outcome("fail", Ev("scores ~±300: non-finite o at {at}, right at ordinary scores: exp overflowed", at=list(bad)),
                        "kernel-no-max-shift")  # fmt: skip
     q, k = 12 * q, 12 * k
-    result = verdict("scores ~±300", (o, lse), q, k, v, False)
-    return result if result.status != "pass" else outcome("pass", f"scores ~±300: finite and right ({result.message})")
+    result = verdict(Ev("scores ~±300"), (o, lse), q, k, v, False)
+    return result if result.status != "pass" else outcome("pass", Ev("scores ~±300: finite and right ({what})", what=result.message))
 
 
 @guarded
@@ -273,11 +279,12 @@ def half_check(ctx: Context):
     q, k, v = qkv(ctx, 550, b, h, t, d, torch.float64)
     q, v = 0.1 * q, 200 + v
     q, k, v = (x.half() for x in (q, k, v))
-    result = verdict(f"float16 {describe(b, h, t, d, False)}, v ~200", run(ctx, q, k, v, False), q, k, v, False)
+    label = Ev("float16 {case}, v ~200", case=describe(b, h, t, d, False))
+    result = verdict(label, run(ctx, q, k, v, False), q, k, v, False)
     if result.status != "pass":
         f32 = [x.float() for x in (q, k, v)]
         if verdict("", run(ctx, *f32, False), *f32, False).status == "pass":
-            result.message += "; the same inputs in float32 are right: the kernel accumulates in float16"
+            result.message = Ev.seq([result.message, Ev("the same inputs in float32 are right: the kernel accumulates in float16")])
             result.codes.append("kernel-fp16-accumulation")
     return result
 
@@ -288,7 +295,7 @@ def out_of_bounds_check(launches: Launches):
     edge-size and causal checks, made again only where those did not run)."""
     launches(EDGE_CASES[1], 101)
     launches(CAUSAL_CASES[1], 201)
-    return outcome("pass", "T = 17 and 129 (causal): every load and store stayed inside the tensors")
+    return outcome("pass", Ev("T = 17 and 129 (causal): every load and store stayed inside the tensors"))
 
 
 @guarded
@@ -303,9 +310,9 @@ def future_check(ctx: Context, launches: Launches):
     moved = (after - before).abs().amax(dim=(0, 1, 3))[:FUTURE_FROM]
     if (moved > 0).any():
         row = int((moved > 0).nonzero().max())
-        return outcome("fail", f"causal=True, T=40: query {row} moves when the keys from position {FUTURE_FROM} on change "
-                               "(it sees the future)")  # fmt: skip
-    return outcome("pass", f"causal=True, T=40: no query before {FUTURE_FROM} moves when the keys from {FUTURE_FROM} on change")
+        return outcome("fail", Ev("causal=True, T=40: query {row} moves when the keys from position {start} on change (it sees the future)",
+                                  row=row, start=FUTURE_FROM))  # fmt: skip
+    return outcome("pass", Ev("causal=True, T=40: no query before {start} moves when the keys from {start} on change", start=FUTURE_FROM))
 
 
 @guarded
@@ -313,9 +320,9 @@ def varying_check(launches: Launches):
     for n, case in enumerate(((1, 1, 7, 32, True), (1, 1, 33, 16, False), (2, 1, 5, 16, True))):
         result = case_check(launches, case, 600 + n)
         if result.status != "pass":
-            result.message = f"call {n + 1} in a row: {result.message}"
+            result.message = Ev("call {n} in a row: {what}", n=n + 1, what=result.message)
             return result
-    return outcome("pass", "three calls with different T, D and causal in a row all match")
+    return outcome("pass", Ev("three calls with different T, D and causal in a row all match"))
 
 
 @dataclass(frozen=True)
@@ -350,7 +357,7 @@ def bench_bytes(dims: dict, esize: int) -> int:
 class TritonFlashAttentionTask:
     name = "triton_flash_attention"
     forbidden = FORBIDDEN
-    builtin_what = "attention, softmax, exp or matmul in the launcher"
+    builtin_what = Ev("attention, softmax, exp or matmul in the launcher")
     builtin_code = "kernel-uses-torch-op"
     # Two T x T x D products per (batch, head): q k^T and p v, a multiply-add each. No causal case: a Case holds shape dims only.
     bench = KernelBench("compute", tuple(Case({"B": 4, "H": 16, "T": t, "D": 64}) for t in (1024, 2048, 4096)), bench_inputs,

@@ -17,16 +17,17 @@ import torch
 
 from drill.grade.checks.common import no_mutation_check
 from drill.grade.checks.compare import against_truth, expect_like
-from drill.grade.checks.kernels import KernelTask, Launches, OutOfBounds, guarded, launch, tensor_out
+from drill.grade.checks.kernels import THREE_SHAPES, KernelTask, Launches, OutOfBounds, guarded, launch, tensor_out
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.kernel_bench import Case, KernelBench
 from drill.grade.tolerance import judge
 from drill.grade.user.wire import Strided
+from drill.text.messages import Ev
 
 FORBIDDEN = {
     "matmul": "torch.matmul / Tensor.matmul",
-    "__matmul__": "the @ operator",
-    "__rmatmul__": "the @ operator",
+    "__matmul__": Ev("the @ operator"),  # the rule shows it (battery.rules_check)
+    "__rmatmul__": Ev("the @ operator"),  # the rule shows it (battery.rules_check)
     "mm": "torch.mm / Tensor.mm",
     "bmm": "torch.bmm",
     "addmm": "torch.addmm",
@@ -75,9 +76,9 @@ def launch_case(ctx: Context, shape, offset: int) -> tuple:
     return a, b, call(ctx, a, b)
 
 
-def compare(label: str, out: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
+def compare(label: Ev | str, out: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
     problem = expect_like(out, (a.shape[0], b.shape[1]), a)
-    return outcome("fail", f"{label}: {problem}") if problem else against_truth([(label, out, *truth_of(a, b))])
+    return outcome("fail", Ev("{label}: {what}", label=label, what=problem)) if problem else against_truth([(label, out, *truth_of(a, b))])
 
 
 def swapped_region(out: torch.Tensor, a: torch.Tensor, b: torch.Tensor, bm: int, bn: int):
@@ -95,7 +96,22 @@ def swapped_region(out: torch.Tensor, a: torch.Tensor, b: torch.Tensor, bm: int,
     return (rows, cols) if right[computed].all() and (~right[~computed]).double().mean() > 0.5 else False
 
 
-def swapped_ids(launches: Launches) -> str | None:
+def mkn(shape) -> str:
+    """``M, K, N`` of a product as the messages write them: "17, 127, 33"."""
+    return ", ".join(map(str, shape))
+
+
+def right_only_on(regions) -> Ev:
+    """"the [m, n] output is right only on [:rows, :cols]" for one (shape, rows, cols) or two."""
+    if len(regions) == 1:
+        [(shape, rows, cols)] = regions
+        return Ev("the {shape} output is right only on [:{rows}, :{cols}]", shape=shape, rows=rows, cols=cols)
+    (s1, r1, c1), (s2, r2, c2) = regions
+    return Ev("the {s1} output is right only on [:{r1}, :{c1}] and the {s2} output is right only on [:{r2}, :{c2}]",
+              s1=s1, r1=r1, c1=c1, s2=s2, r2=r2, c2=c2)  # fmt: skip
+
+
+def swapped_ids(launches: Launches) -> Ev | None:
     """The message when a tall and a wide product both come out as swapped program ids leave them, for the same blocks."""
     runs = []
     for shape, offset in ((TALL, TALL_AT), (WIDE, WIDE_AT)):
@@ -104,18 +120,19 @@ def swapped_ids(launches: Launches) -> str | None:
     for bm in BLOCKS:
         for bn in BLOCKS:
             found = [swapped_region(*run, bm, bn) for run in runs]
-            regions = [f"the [{m}, {n}] output is right only on [:{r[0]}, :{r[1]}]"
-                       for (m, _, n), r in zip((TALL, WIDE), found) if isinstance(r, tuple)]  # fmt: skip
+            regions = [([m, n], *r) for (m, _, n), r in zip((TALL, WIDE), found) if isinstance(r, tuple)]
             if regions and all(found):
-                return (f"; {' and '.join(regions)}, the rest never written: the program at (i, j) computes tile (j, i) "
-                        "(pid_m and pid_n swapped), right only when the tile grid is square")  # fmt: skip
+                return Ev("{regions}, the rest never written: the program at (i, j) computes tile (j, i) (pid_m and pid_n swapped), "
+                          "right only when the tile grid is square", regions=right_only_on(regions))  # fmt: skip
     return None
 
 
 def shape_check(launches: Launches, shape, offset: int):
     a, b, out = launches(shape, offset)
     problem = expect_like(out, (shape[0], shape[2]), a)
-    return outcome("fail", problem) if problem else outcome("pass", f"output {list(out.shape)}, {str(out.dtype)[6:]}")
+    if problem:
+        return outcome("fail", problem)
+    return outcome("pass", Ev("output {shape}, {dtype}", shape=list(out.shape), dtype=str(out.dtype)[6:]))
 
 
 @guarded
@@ -124,19 +141,19 @@ def sizes_check(ctx: Context, launches: Launches):
     must divide the size (right at multiples of 64)."""
     for n, shape in enumerate(EDGE_SHAPES):
         a, b, out = launches(shape, EDGE_AT + n)
-        result = compare(f"output (M, K, N = {', '.join(map(str, shape))})", out, a, b)
+        result = compare(Ev("output (M, K, N = {mkn})", mkn=mkn(shape)), out, a, b)
         if result.status == "pass":
             continue
         swapped = swapped_ids(launches)
         if swapped:
-            result.message += swapped
+            result.message = Ev.seq([result.message, swapped])
             result.codes.append("kernel-pid-wrong-axis")
         elif compare("", call(ctx, *(ab := operands(ctx, 210, DIVISIBLE))), *ab).status == "pass":
-            result.message += (f"; right at M, K, N = {', '.join(map(str, DIVISIBLE))}: the kernel only works when the "
-                               "block sizes divide the sizes (the tail tiles are dropped)")  # fmt: skip
+            result.message = Ev.seq([result.message, Ev("right at M, K, N = {mkn}: the kernel only works when the block sizes divide the "
+                                                         "sizes (the tail tiles are dropped)", mkn=mkn(DIVISIBLE))])  # fmt: skip
             result.codes.append("kernel-block-must-divide")
         return result
-    return outcome("pass", f"M, K, N = {'; '.join(', '.join(map(str, s)) for s in EDGE_SHAPES)} all match")
+    return outcome("pass", Ev("M, K, N = {shapes} all match", shapes="; ".join(map(mkn, EDGE_SHAPES))))
 
 
 @guarded
@@ -144,30 +161,32 @@ def tile_grid_check(launches: Launches):
     """A tall and a wide product: one of them has a tile grid that is not square, whatever the block sizes."""
     for shape, offset in ((TALL, TALL_AT), (WIDE, WIDE_AT)):
         a, b, out = launches(shape, offset)
-        result = compare(f"output (M, K, N = {', '.join(map(str, shape))})", out, a, b)
+        result = compare(Ev("output (M, K, N = {mkn})", mkn=mkn(shape)), out, a, b)
         if result.status != "pass":
             swapped = swapped_ids(launches)
             if swapped:
-                result.message += swapped
+                result.message = Ev.seq([result.message, swapped])
                 result.codes.append("kernel-pid-wrong-axis")
             return result
-    return outcome("pass", f"M x N = {TALL[0]} x {TALL[2]} and {WIDE[0]} x {WIDE[2]}: every tile computed, by the right program")
+    return outcome("pass", Ev("M x N = {m1} x {n1} and {m2} x {n2}: every tile computed, by the right program",
+                              m1=TALL[0], n1=TALL[2], m2=WIDE[0], n2=WIDE[2]))  # fmt: skip
 
 
 @guarded
-def strided_check(ctx: Context, shape, layout_a, layout_b, what: str):
+def strided_check(ctx: Context, shape, layout_a, layout_b, what: Ev):
     """a and b as views with the given strides (None: contiguous): right, or right only on contiguous copies."""
     a, b = operands(ctx, 2, shape)
     sent = [Strided(t, layout) if layout else t for t, layout in ((a, layout_a), (b, layout_b))]
-    label = f"output ({what})"
+    label = Ev("output ({what})", what=what)
     try:
         result = compare(label, call(ctx, *sent), a, b)
     except OutOfBounds as exc:
         call(ctx, a, b)  # raises OutOfBounds again when the kernel is out of bounds anyway
-        return outcome("fail", f"{label}: read outside the views' elements ({exc}): the kernel takes the strides to be "
-                               "those of contiguous tensors", "kernel-contiguous-strides")  # fmt: skip
+        return outcome("fail", Ev("{label}: read outside the views' elements ({finding}): the kernel takes the strides to be those of "
+                                  "contiguous tensors", label=label, finding=exc.args[0]), "kernel-contiguous-strides")  # fmt: skip
     if result.status != "pass" and compare("", call(ctx, a, b), a, b).status == "pass":
-        result.message += "; the contiguous copies are right: pass a.stride(0), a.stride(1), b.stride(0), b.stride(1) to the kernel"
+        result.message = Ev.seq([result.message, Ev("the contiguous copies are right: pass a.stride(0), a.stride(1), b.stride(0), "
+                                                     "b.stride(1) to the kernel")])  # fmt: skip
         result.codes.append("kernel-contiguous-strides")
     return result
 
@@ -175,7 +194,7 @@ def strided_check(ctx: Context, shape, layout_a, layout_b, what: str):
 @guarded
 def numerical_check(ctx: Context, shape, offset: int):
     a, b = operands(ctx, offset, shape)
-    return compare(f"output (M, K, N = {', '.join(map(str, shape))})", call(ctx, a, b), a, b)
+    return compare(Ev("output (M, K, N = {mkn})", mkn=mkn(shape)), call(ctx, a, b), a, b)
 
 
 @guarded
@@ -183,10 +202,10 @@ def half_check(ctx: Context):
     """float16 operands over K = 2048 (values in [0, 1)): right only when the products are summed in float32."""
     gen = ctx.generator(500)
     a, b = operands(ctx, 500, HALF_SHAPE, torch.float16, lambda *s: torch.rand(*s, generator=gen, dtype=torch.float64))
-    result = compare(f"float16 output (M, K, N = {', '.join(map(str, HALF_SHAPE))})", call(ctx, a, b), a, b)
+    result = compare(Ev("float16 output (M, K, N = {mkn})", mkn=mkn(HALF_SHAPE)), call(ctx, a, b), a, b)
     if result.status != "pass" and compare("", call(ctx, a.float(), b.float()), a.float(), b.float()).status == "pass":
-        result.message += ("; the same operands in float32 are right: the products are summed in float16, "
-                           "which keeps 11 bits (give tl.dot a float32 accumulator)")  # fmt: skip
+        result.message = Ev.seq([result.message, Ev("the same operands in float32 are right: the products are summed in float16, "
+                                                     "which keeps 11 bits (give tl.dot a float32 accumulator)")])  # fmt: skip
         result.codes.append("kernel-fp16-accumulation")
     return result
 
@@ -197,18 +216,18 @@ def out_of_bounds_check(launches: Launches):
     launches, made again only where it did not run)."""
     for n in (1, 2):
         launches(EDGE_SHAPES[n], EDGE_AT + n)
-    shapes = " and ".join(", ".join(map(str, EDGE_SHAPES[n])) for n in (1, 2))
-    return outcome("pass", f"M, K, N = {shapes}: every load and store stayed inside the tensors")
+    return outcome("pass", Ev("M, K, N = {a} and {b}: every load and store stayed inside the tensors",
+                              a=mkn(EDGE_SHAPES[1]), b=mkn(EDGE_SHAPES[2])))  # fmt: skip
 
 
 @guarded
 def varying_check(ctx: Context):
     for n, shape in enumerate(((20, 9, 33), (3, 40, 5), (36, 18, 7))):
         a, b = operands(ctx, 600 + n, shape)
-        result = compare(f"call {n + 1} (M, K, N = {', '.join(map(str, shape))})", call(ctx, a, b), a, b)
+        result = compare(Ev("call {n} (M, K, N = {mkn})", n=n + 1, mkn=mkn(shape)), call(ctx, a, b), a, b)
         if result.status != "pass":
             return result
-    return outcome("pass", "three calls with different shapes in a row all match")
+    return outcome("pass", THREE_SHAPES)
 
 
 def bench_inputs(dims: dict, dtype: torch.dtype, device, gen: torch.Generator) -> tuple:
@@ -220,7 +239,7 @@ def bench_inputs(dims: dict, dtype: torch.dtype, device, gen: torch.Generator) -
 class TritonMatmulTask(KernelTask):
     name = "triton_matmul"
     forbidden = FORBIDDEN
-    builtin_what = "matmul (mm, @, einsum, F.linear) in the launcher"
+    builtin_what = Ev("matmul (mm, @, einsum, F.linear) in the launcher")
     bench = KernelBench("compute", tuple(Case({"M": s, "K": s, "N": s}) for s in (1024, 2048, 4096)), bench_inputs,
                         torch.matmul, "torch.matmul", lambda d, e: (d["M"] * d["K"] + d["K"] * d["N"] + d["M"] * d["N"]) * e,
                         lambda d: 2 * d["M"] * d["N"] * d["K"])  # fmt: skip
@@ -232,9 +251,10 @@ class TritonMatmulTask(KernelTask):
         return [
             CheckDef("shape.basic", "shape", partial(guarded(shape_check), launches, (5, 7, 3), 1)),
             CheckDef("shape.one-element", "shape", partial(guarded(shape_check), launches, EDGE_SHAPES[0], EDGE_AT)),
-            CheckDef("shape.transposed-b", "shape", partial(strided_check, ctx, (20, 19, 21), None, (1, 19), "b = b_t.t(), strides (1, K)")),
+            CheckDef("shape.transposed-b", "shape", partial(strided_check, ctx, (20, 19, 21), None, (1, 19),
+                                                           Ev("b = b_t.t(), strides (1, K)"))),
             CheckDef("shape.any-strides", "shape", partial(strided_check, ctx, (18, 23, 20), (26, 1), (2, 47),
-                                                          "a strides (K + 3, 1), b strides (2, 2K + 1)")),
+                                                          Ev("a strides (K + 3, 1), b strides (2, 2K + 1)"))),
             CheckDef("numerical.edge-sizes", "numerical", partial(sizes_check, ctx, launches)),
             CheckDef("numerical.drawn", "numerical", partial(numerical_check, ctx, (m, k, n), 301)),
             CheckDef("numerical.tile-grid", "numerical", partial(tile_grid_check, launches)),

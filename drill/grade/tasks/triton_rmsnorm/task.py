@@ -21,11 +21,12 @@ from drill.grade.checks.kernels import (ROW_CASES, KernelTask, Rows, closing_che
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.kernel_bench import KernelBench
 from drill.grade.user.wire import RowStrided
+from drill.text.messages import Ev
 
 FORBIDDEN = {
     "rms_norm": "F.rms_norm / nn.RMSNorm",
     "_fused_rms_norm": "torch._fused_rms_norm",
-    "rsqrt": "torch.rsqrt (the kernel computes it, not the launcher)",
+    "rsqrt": Ev("torch.rsqrt (the kernel computes it, not the launcher)"),  # the rule shows it (battery.rules_check)
     "sqrt": "torch.sqrt",
     "norm": "torch.norm / torch.linalg.norm",
     "pow": "torch.pow / Tensor.pow",
@@ -62,10 +63,11 @@ def half_check(ctx: Context):
     problem = expect_like(out, HALF_SHAPE, x)
     if problem:
         return outcome("fail", problem)
-    result = against_truth([(f"float16 output (shape {list(HALF_SHAPE)}, values ~{HALF_SCALE:g})", out, *truth_of(ctx, x))])
+    label = Ev("float16 output (shape {shape}, values ~{scale:g})", shape=list(HALF_SHAPE), scale=HALF_SCALE)
+    result = against_truth([(label, out, *truth_of(ctx, x))])
     if result.status != "pass" and against_truth([("", call(ctx, x.float()), *truth_of(ctx, x.float()))]).status == "pass":
-        result.message += ("; the same rows in float32 are right: the sum of squares is accumulated in float16, "
-                           "whose largest value is 65504")  # fmt: skip
+        result.message = Ev.seq([result.message, Ev("the same rows in float32 are right: the sum of squares is accumulated in float16, "
+                                                     "whose largest value is 65504")])  # fmt: skip
         result.codes.append("kernel-fp16-accumulation")
     return result
 
@@ -82,7 +84,7 @@ def bench_op(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 class TritonRmsNormTask(KernelTask):
     name = "triton_rmsnorm"
     forbidden = FORBIDDEN
-    builtin_what = "RMSNorm (or rsqrt, sqrt, pow, mean) in the launcher"
+    builtin_what = Ev("RMSNorm (or rsqrt, sqrt, pow, mean) in the launcher")
     bench = KernelBench("memory", ROW_CASES, bench_inputs, bench_op, "F.rms_norm", lambda d, e: (2 * d["M"] + 1) * d["N"] * e)
 
     def checks(self, ctx: Context) -> list[CheckDef]:

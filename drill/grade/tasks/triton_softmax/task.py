@@ -19,14 +19,15 @@ from drill.grade.checks.kernels import (ROW_CASES, KernelTask, Rows, bench_rows,
                                         out_of_bounds, randn, rows_bytes, tensor_out)  # fmt: skip
 from drill.grade.context import CheckDef, Context, outcome
 from drill.grade.kernel_bench import KernelBench
+from drill.text.messages import Ev
 
 FORBIDDEN = {
-    "softmax": "softmax (torch.softmax, F.softmax, Tensor.softmax)",
+    "softmax": "softmax (torch.softmax, F.softmax, Tensor.softmax)",  # shown as is: names
     "log_softmax": "log_softmax",
     "_softmax": "torch._softmax",
     "_safe_softmax": "torch._safe_softmax",
     "special_softmax": "torch.special.softmax",
-    "exp": "torch.exp (the kernel computes it, not the launcher)",
+    "exp": Ev("torch.exp (the kernel computes it, not the launcher)"),  # the rule shows it (battery.rules_check)
     "logsumexp": "torch.logsumexp",
 }
 
@@ -56,17 +57,18 @@ def large_logits_check(ctx: Context):
         expect_like(out, truth.shape, x)
         bad = first_nonfinite(out, truth)
         if bad is not None:
-            return outcome("fail", f"logits ~{sign * 1e3:g}: non-finite output at {list(bad)} (exp overflowed)", "kernel-no-max-shift")
-        result = against_truth([(f"logits ~{sign * 1e3:g}", out, truth, same)])
+            return outcome("fail", Ev("logits ~{logits:g}: non-finite output at {at} (exp overflowed)", logits=sign * 1e3, at=list(bad)),
+                           "kernel-no-max-shift")  # fmt: skip
+        result = against_truth([(Ev("logits ~{logits:g}", logits=sign * 1e3), out, truth, same)])
         if result.status != "pass":
             return result
-    return outcome("pass", "logits ~±1e3: finite and right")
+    return outcome("pass", Ev("logits ~±1e3: finite and right"))
 
 
 class TritonSoftmaxTask(KernelTask):
     name = "triton_softmax"
     forbidden = FORBIDDEN
-    builtin_what = "softmax (or exp) in the launcher"
+    builtin_what = Ev("softmax (or exp) in the launcher")
     bench = KernelBench("memory", ROW_CASES, bench_rows, lambda x: torch.softmax(x, -1), "torch.softmax", rows_bytes)
 
     def checks(self, ctx: Context) -> list[CheckDef]:
