@@ -18,7 +18,7 @@ from drill import completion
 from drill.cli_help import Template, help_request, in_language, split_lang
 from drill.version import __version__
 from drill.errors import DrillError, ExitCode
-from drill.text.messages import Msg
+from drill.text.messages import Msg, translated
 
 
 class _Root(TyperGroup):
@@ -56,7 +56,6 @@ _state = {"debug": False}
 def _fail(exc: DrillError) -> None:
     from rich.markup import escape
 
-    from drill.text.messages import translated
     from drill.views.console import err
 
     lang = _error_lang()
@@ -190,7 +189,7 @@ def bank_list(level: LevelOpt = None, topic: TopicOpt = None, as_json: JsonOpt =
 
     loaded = load_bank(bank)
     questions = loaded.select(levels=_levels(level), topics=loaded.known_topics(split_values(topic)))
-    bank_view.print_list(questions, as_json)
+    bank_view.print_list(questions, as_json, "en" if as_json else resolve_lang(None))
 
 
 @command(bank_app, "show", example="drill bank show attn-why-sqrt-dk --lang zh")
@@ -209,7 +208,7 @@ def bank_validate(paths: Annotated[list[Path], typer.Argument(help="Bank files o
     from drill.views.console import out
 
     loaded = load_paths(default_paths(paths), use_cache=False, lint=True, linted=paths)
-    out.print(f"ok: {len(loaded.questions)} questions in {len(loaded.files)} files")
+    out.print(translated(Msg("ok: {questions} questions in {files} files", questions=len(loaded.questions), files=len(loaded.files)), resolve_lang(None)))
 
 
 @command(bank_app, "stats", example="drill bank stats --markdown > docs/bank-coverage.md")
@@ -221,7 +220,7 @@ def bank_stats(markdown: Annotated[bool, typer.Option("--markdown", help="Print 
 
     if markdown and as_json:
         raise DrillError("{first} and {second} go one at a time", first="--markdown", second="--json")
-    bank_view.print_coverage(coverage(load_bank(bank)), markdown, as_json)
+    bank_view.print_coverage(coverage(load_bank(bank)), markdown, as_json, resolve_lang(None))
 
 
 # --- quiz, review, mock, config ---------------------------------------------
@@ -437,19 +436,21 @@ def config_get(key: KeyArg) -> None:
     from drill import config
     from drill.history import store
 
-    print(config.shown(store.connect(), key))
+    print(translated(config.shown(store.connect(), key), resolve_lang(None)))
 
 
 @command(config_app, "list", example="drill config list")
 def config_list() -> None:
     """Every setting with its value and what it does."""
+    from rich.markup import escape
+
     from drill import config
     from drill.history import store
     from drill.views.console import out
 
-    conn = store.connect()
+    conn, lang = store.connect(), resolve_lang(None)
     for key, (_, _, help_text) in config.KEYS.items():
-        out.print(f"{key} = {config.shown(conn, key)}  [dim]# {help_text}[/]")
+        out.print(f"{key} = {escape(translated(config.shown(conn, key), lang))}  [dim]# {escape(translated(help_text, lang))}[/]")
 
 
 # --- grade ------------------------------------------------------------------
@@ -670,7 +671,7 @@ def history_export(file: FileArg) -> None:
     from drill.history.store import connect
     from drill.views import history_view
 
-    history_view.print_exported(file, history_io.export(connect(), file))
+    history_view.print_exported(file, history_io.export(connect(), file), resolve_lang(None))
 
 
 @command(history_app, "import", example="drill history import history.json")
@@ -680,7 +681,7 @@ def history_import(file: FileArg) -> None:
     from drill.history.store import connect
     from drill.views import history_view
 
-    history_view.print_imported(file, history_io.import_file(connect(), file))
+    history_view.print_imported(file, history_io.import_file(connect(), file), resolve_lang(None))
 
 
 @command(export_app, "anki", example="drill export anki drill.apkg --level L2")
@@ -704,11 +705,11 @@ def export_anki(
 
         tasks = export_anki.solved_tasks(store.connect())
         export_anki.write(questions, file, tasks)
-        history_view.print_written(file, len(questions))
+        history_view.print_written(file, len(questions), resolve_lang(None))
         print_solved_cards(len(tasks), resolve_lang(None))
         return
     export_anki.write(questions, file)
-    history_view.print_written(file, len(questions))
+    history_view.print_written(file, len(questions), resolve_lang(None))
 
 
 @command(export_app, "markdown", example="drill export markdown cheatsheet.md --lang zh")
@@ -721,7 +722,7 @@ def export_markdown(file: FileArg, level: LevelOpt = None, topic: TopicOpt = Non
     loaded = load_bank(bank)
     questions = loaded.select(levels=split_values(level), topics=loaded.known_topics(split_values(topic)))
     export_markdown.write(questions, resolve_lang(lang), file)
-    history_view.print_written(file, len(questions))
+    history_view.print_written(file, len(questions), resolve_lang(None))
 
 
 # --- doctor -----------------------------------------------------------------

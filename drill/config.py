@@ -49,12 +49,12 @@ def _fsrs_parameters(value: str) -> str:
 
 
 # key -> (default, validator returning the normalised value, help)
-KEYS: dict[str, tuple[str | None, Callable[[str], str], str]] = {
-    "lang": (None, _choice(*LANGS), "content language when --lang is absent (default: from the locale)"),
-    "daily-goal": ("5", _int_in(1, 1000), "answers per day that count as a practice day"),
-    "day-start-hour": ("4", _int_in(0, 23), "local hour at which a new practice day starts"),
-    "streaks": ("on", _choice("on", "off"), "show the streak line after sessions"),
-    "fsrs-parameters": (None, _fsrs_parameters, "FSRS weights for questions' reviews, set by drill review --optimize (default: FSRS's)"),
+KEYS: dict[str, tuple[str | None, Callable[[str], str], Msg]] = {
+    "lang": (None, _choice(*LANGS), Msg("content language when --lang is absent (default: from the locale)")),
+    "daily-goal": ("5", _int_in(1, 1000), Msg("answers per day that count as a practice day")),
+    "day-start-hour": ("4", _int_in(0, 23), Msg("local hour at which a new practice day starts")),
+    "streaks": ("on", _choice("on", "off"), Msg("show the streak line after sessions")),
+    "fsrs-parameters": (None, _fsrs_parameters, Msg("FSRS weights for questions' reviews, set by drill review --optimize (default: FSRS's)")),
 }
 
 
@@ -77,7 +77,7 @@ def shown(conn: sqlite3.Connection, key: str) -> str:
     value = get(conn, key)
     if value is not None:
         return value
-    return locale_lang() if key == "lang" else "FSRS defaults"
+    return locale_lang() if key == "lang" else Msg("FSRS defaults")
 
 
 def set_value(conn: sqlite3.Connection, key: str, value: str) -> str:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 import drill
 from drill.cli import app
 from drill.errors import DrillError
-from drill.text.messages import Msg, translated
+from drill.text.messages import STRUCTURAL, Msg, translated
 
 from whiteboard.zh_text import english_words
 
@@ -38,7 +38,7 @@ def po() -> dict[str, str]:
 
 
 def extracted() -> set[str]:
-    found = set()
+    found = set(STRUCTURAL)
     for path in PACKAGE.rglob("*.py"):
         with open(path, "rb") as file:
             found |= {msgid for _, msgid, _, _ in extract("python", file, keywords=KEYWORDS)}

@@ -16,6 +16,7 @@ nbformat = pytest.importorskip("nbformat")
 
 from drill.notebook import build  # noqa: E402
 from drill.notebook.build import contract  # noqa: E402
+from drill.text.messages import translated  # noqa: E402
 from test_zh_screens import english_fragments  # noqa: E402
 
 TASKS = Path(__file__).resolve().parents[1] / "drill" / "grade" / "tasks"
@@ -57,7 +58,7 @@ def test_every_plan_notebook_is_valid_and_holds_its_task(plans, lang):
         assert ("--lang zh" in "".join(grade["source"])) == (lang == "zh")
         if lang == "zh":
             prose = markdown.replace(contract(TASKS / task / "template.py"), "")  # the code's own docstrings stay English
-            names = {p for p in english_fragments(build.WORDS) if any(p in zh for _, zh in build.WORDS.values())}  # Colab, Shift+Enter
+            names = {p for p in english_fragments(build.WORDS) if any(p in translated(m, "zh") for m in build.WORDS.values())}  # Colab, Shift+Enter
             assert not [p for p in english_fragments(build.WORDS) - names if p in prose]
 
 

@@ -1,7 +1,7 @@
 """`--lang zh` end to end: no English interface text in a Chinese run of grade, whiteboard, review,
 stats and streak. The English side of every label table these screens print from is the list of what
 must not appear; content that has no translation (check ids, commands) is not UI. The judge's evidence
-is translated (drill.grade.evidence_zh): its lines must hold no English word either."""
+is rendered from the evidence catalog: its lines must hold no English word either."""
 
 from __future__ import annotations
 
@@ -27,13 +27,17 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 FUNCTION_WORDS = {"the", "and", "all", "read", "try", "used", "yes", "off", "day"}  # left over between placeholders; not a label
 
 
+def english(label) -> list[str]:
+    """The English of a label (a message is its English text), each variant of one with a singular and a plural."""
+    return [text for variant in label for text in english(variant)] if isinstance(label, tuple) else [str(label)]
+
+
 def english_fragments(*tables) -> set[str]:
     """The literal English pieces of each label: placeholders and markup cut out, commands and symbols dropped."""
     pieces = set()
     for table in tables:
         for value in table.values():
-            en = value[0]
-            for text in en if isinstance(en, tuple) else (en,):
+            for text in english(value):
                 for piece in re.split(r"\{[^}]*\}|\[[^\]]*\]|[()·:;,.!?…]|drill [a-z -]+|--[a-z-]+", text):
                     piece = piece.strip(" -+/'\"⏰⏱✔✘`")
                     if re.search(r"[A-Za-z]{3}", piece) and piece not in FUNCTION_WORDS:
@@ -71,7 +75,7 @@ def test_tasks_in_chinese(drill_home):
     result = CliRunner().invoke(app, ["tasks", "--lang", "zh"], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     assert english_in(result.output) == [], result.output
-    assert all(word in result.output for word in ("白板题", "方向", "难度", "未尝试", "开始一道题")), result.output
+    assert all(word in result.output for word in ("白板题", "方向", "级别", "未尝试", "开始一道题")), result.output
     english = CliRunner().invoke(app, ["tasks", "--lang", "en"], env={"COLUMNS": "160"}).output
     assert "Whiteboard tasks" in english and "untried" in english and "白板题" not in english
 

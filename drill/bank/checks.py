@@ -13,6 +13,7 @@ import re
 import unicodedata
 
 from drill.bank.schema import SLUG_PATTERN, ChoiceQuestion, NumericQuestion
+from drill.text.messages import Msg
 
 _SLUG = re.compile(SLUG_PATTERN)
 
@@ -51,39 +52,46 @@ def _is_clean(q) -> bool:
     return all(map(_SLUG.match, q.tags)) and all(map(_SLUG.match, q.follow_ups))
 
 
+def _dotted(*keys: str | int) -> str:
+    """A field's path as the messages name it: ``key_points.0.keywords.en``."""
+    return ".".join(map(str, keys))
+
+
 def question_problems(q) -> list[Problem]:
     if _is_clean(q):
         return []
     problems: list[Problem] = []
     if not _SLUG.match(q.id):
-        problems.append((["id"], f"id {q.id!r} must be a slug: lowercase letters, digits, '.', '_' or '-'"))
+        problems.append((["id"], Msg("id {id!r} must be a slug: lowercase letters, digits, '.', '_' or '-'", id=q.id)))
     for field in ("level", "topic"):
         if getattr(q, field) is None:
-            problems.append(([], f"missing `{field}` (set it on the question or as a file default)"))
+            problems.append(([], Msg("missing `{field}` (set it on the question or as a file default)", field=field)))
     if q.topic is not None and not _SLUG.match(q.topic):
-        problems.append((["topic"], f"topic {q.topic!r} must be a slug"))
+        problems.append((["topic"], Msg("topic {topic!r} must be a slug", topic=q.topic)))
     for keys, text in _texts(q):
         for lang in ("en", "zh"):
             if getattr(text, lang).isspace():  # msgspec already rejects ""
-                problems.append(([*keys, lang], f"{'.'.join(map(str, keys))}.{lang}: text is empty"))
+                problems.append(([*keys, lang], Msg("{field}: text is empty", field=_dotted(*keys, lang))))
     for i, point in enumerate(q.key_points):
         for lang in ("en", "zh"):
             for j, word in enumerate(getattr(point.keywords, lang)):
                 if word.isspace():
-                    problems.append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: a blank keyword matches any answer"))
+                    problems.append((["key_points", i, "keywords", lang, j], Msg("{field}: a blank keyword matches any answer", field=_dotted("key_points", i, "keywords", lang))))
     for field in ("tags", "follow_ups"):
         for i, value in enumerate(getattr(q, field)):
             if not _SLUG.match(value):
-                problems.append(([field, i], f"{field}: {value!r} is not a slug"))
+                problems.append(([field, i], Msg("{field}: {value!r} is not a slug", field=field, value=value)))
     if isinstance(q, ChoiceQuestion):
         bad = sorted(i for i in q.correct_set if i >= len(q.choices))
         if bad:
-            indexes = f"index {bad[0]}" if len(bad) == 1 else f"indexes {', '.join(map(str, bad))}"
-            problems.append((["correct"], f"`correct` {indexes} out of range (there are {len(q.choices)} choices, 0 to {len(q.choices) - 1})"))
+            n = len(q.choices)
+            problems.append((["correct"], Msg("`correct` index {i} out of range (there are {n} choices, 0 to {last})", i=bad[0], n=n, last=n - 1)
+                             if len(bad) == 1 else Msg("`correct` indexes {indexes} out of range (there are {n} choices, 0 to {last})",
+                                                       indexes=", ".join(map(str, bad)), n=n, last=n - 1)))  # fmt: skip
     if isinstance(q, NumericQuestion):
         for field in ("value", "tolerance"):
             if not math.isfinite(getattr(q, field)):  # .nan equals no answer; .inf accepts any
-                problems.append(([field], f"`{field}` must be a finite number, not {getattr(q, field)}"))
+                problems.append(([field], Msg("`{field}` must be a finite number, not {value}", field=field, value=getattr(q, field))))
     return problems
 
 
@@ -119,17 +127,19 @@ def keyword_problems(q) -> list[Problem]:
                 for j, word in enumerate(getattr(point.keywords, lang)):
                     plain = _plain(word)
                     if _BARE_NUMBER.fullmatch(plain):
-                        why = f"the bare number {word!r} also matches inside other numbers and unrelated text; write it with its unit or the words around it"
+                        why = Msg("the bare number {word!r} also matches inside other numbers and unrelated text; write it with its unit or the words around it", word=word)
                     elif plain in STOP_KEYWORDS:
-                        why = f"{word!r} is in almost every answer on this subject; use a phrase that only a right answer contains"
+                        why = Msg("{word!r} is in almost every answer on this subject; use a phrase that only a right answer contains", word=word)
                     else:
                         continue
-                    problems.append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: {why}"))
+                    problems.append((["key_points", i, "keywords", lang, j], Msg("{label}: {problem}", label=_dotted("key_points", i, "keywords", lang), problem=why)))
     hits = {lang: matched_key_points(q, q.answer.get(lang)) for lang in ("en", "zh")}
     for i in range(len(q.key_points)):
         missed = [lang for lang in ("en", "zh") if not hits[lang][i]]
         if missed:
-            problems.append((["key_points", i, "keywords"], f"key_points.{i}: no keyword occurs in the {' or '.join(missed)} reference answer, so that answer would not tick it"))
+            problems.append((["key_points", i, "keywords"], Msg("key_points.{i}: no keyword occurs in the {langs} reference answer, so that answer would not tick it",
+                                                                 i=i, langs=" or ".join(missed)) if len(missed) == 1 else
+                             Msg("key_points.{i}: no keyword occurs in the en or zh reference answer, so that answer would not tick it", i=i)))  # fmt: skip
     return problems
 
 
@@ -170,8 +180,9 @@ def generic_keyword_problems(questions: list, linted: set[str] | None = None) ->
                             pattern, letters = keyword_pattern(word), _fold_formula(word).replace(_GAP, "")
                             share[word] = sum(1 for text, bare in zip(answers, gapless) if letters in bare and pattern.search(text)) / len(answers)
                         if share[word] >= GENERIC_SHARE:
-                            why = f"{word!r} is in {share[word]:.0%} of the {topic} reference answers, so it ticks this key point whatever was said; use a word only a right answer contains"
-                            found[q.id].append((["key_points", i, "keywords", lang, j], f"key_points.{i}.keywords.{lang}: {why}"))
+                            why = Msg("{word!r} is in {share:.0%} of the {topic} reference answers, so it ticks this key point whatever was said; use a word only a right answer contains",
+                                      word=word, share=share[word], topic=topic)  # fmt: skip
+                            found[q.id].append((["key_points", i, "keywords", lang, j], Msg("{label}: {problem}", label=_dotted("key_points", i, "keywords", lang), problem=why)))
     return found
 
 
@@ -195,7 +206,8 @@ def render_problems(q) -> list[Problem]:
             left = list(dict.fromkeys(m.group() for m in _UNRENDERED.finditer(shown)))
             if left:
                 marks = ", ".join(repr(mark) for mark in left)
-                problems.append(([*keys, lang], f"{'.'.join(map(str, keys))}.{lang}: the screen shows {marks} as typed; put formulas in $…$, code in backticks, and bold where CommonMark closes it"))
+                problems.append(([*keys, lang], Msg("{field}: the screen shows {marks} as typed; put formulas in $…$, code in backticks, and bold where CommonMark closes it",
+                                                    field=_dotted(*keys, lang), marks=marks)))  # fmt: skip
     return problems
 
 
@@ -214,5 +226,6 @@ def reference_problems(q) -> list[Problem]:
     for lang, pattern in (("en", _REFERS_EN), ("zh", _REFERS_ZH)):
         found = pattern.search(q.prompt.get(lang))
         if found:
-            problems.append((["prompt", lang], f"prompt.{lang}: {found.group()!r} refers to another question, but each is drawn alone; restate what it needs"))
+            problems.append((["prompt", lang], Msg("prompt.{lang}: {words!r} refers to another question, but each is drawn alone; restate what it needs",
+                                                   lang=lang, words=found.group())))  # fmt: skip
     return problems

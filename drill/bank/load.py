@@ -20,7 +20,7 @@ from drill.bank import cache
 from drill.bank.checks import question_problems
 from drill.bank.schema import FILE_FIELDS, FORMAT_VERSION, QUESTION_FIELDS, BankFile, Question
 from drill.errors import BankError, DrillError
-from drill.text.messages import Msg
+from drill.text.messages import NAME, Msg
 from drill.paths import bundled_bank_dir, extra_bank_paths
 
 _UNKNOWN_FIELD = re.compile(r"Object contains unknown field `([^`]+)`")
@@ -275,12 +275,31 @@ def _parse(file: _File, problems: list[str]) -> list | None:
     return [{**defaults, **q} if isinstance(q, dict) else q for q in questions]
 
 
-def _describe(message: str, keys: list[str | int]) -> str:
-    """msgspec's wording, made to read like a sentence about the named field."""
-    message = message.removeprefix("Object ").replace("Invalid enum value", "invalid value")
-    message = message[0].lower() + message[1:]
+def _describe(message: str, keys: list[str | int]) -> Msg:
+    """msgspec's wording (English only) as a message: its usual forms by id and values, anything else as it is;
+    drill's own problems are messages already."""
+    problem = message if isinstance(message, Msg) else _msgspec_problem(message.removeprefix("Object "))
     where = ".".join(str(k) for k in keys)
-    return f"{where}: {message}" if where else message
+    return Msg("{label}: {problem}", label=where, problem=problem) if where else problem
+
+
+def _msgspec_problem(text: str) -> Msg:
+    for pattern, make in _MSGSPEC:
+        found = pattern.fullmatch(text)
+        if found:
+            return make(*found.groups())
+    return Msg(NAME, name=text[:1].lower() + text[1:])
+
+
+_MSGSPEC = (  # the forms msgspec's ValidationError takes for a question (msgspec/_core.c)
+    (re.compile(r"[Mm]issing required field `([^`]+)`"), lambda field: Msg("missing required field `{field}`", field=field)),
+    (re.compile(r"Invalid enum value (.+)"), lambda value: Msg("invalid value {value}", value=value)),
+    (re.compile(r"Expected `([^`]+)`, got `([^`]+)`"), lambda want, got: Msg("expected `{want}`, got `{got}`", want=want, got=got)),
+    (re.compile(r"Expected `([^`]+)` of length (>=|<=) (\d+)"),
+     lambda want, op, n: Msg("expected `{want}` of length {op} {n}", want=want, op=op, n=int(n))),
+    (re.compile(r"Expected `([^`]+)` (>=|<=|>|<) ([-\d.e]+)"),
+     lambda want, op, n: Msg("expected `{want}` {op} {n}", want=want, op=op, n=n)),
+)
 
 
 _TEXT = {"en": "x", "zh": "x"}
@@ -306,7 +325,7 @@ def _schema_problems(raw: dict) -> tuple[Question | None, list[tuple[list, str]]
             message, keys = parse_msgspec_path(str(exc))
             unknown, missing = _UNKNOWN_FIELD.match(message), _MISSING.search(message)
             if unknown:
-                keys, message = [*keys, unknown.group(1)], f"unknown field `{unknown.group(1)}` (a typo?)"
+                keys, message = [*keys, unknown.group(1)], Msg("unknown field `{key}` (a typo?)", key=unknown.group(1))
             found.append((keys, message))
             field = keys[0] if keys else missing.group(1) if missing else None
             if unknown or field not in _STAND_INS or patched.get(field) is _STAND_INS[field]:
@@ -445,14 +464,15 @@ def _lint(bank: Bank, files: dict[Path, _File], linted: list[Path] | None) -> li
         found = [*keyword_problems(question), *generic.get(qid, []), *render_problems(question), *reference_problems(question)]
         for keys, message in found:
             file, where = at(qid, keys)
-            problems.append(file.problem(where, f"question {qid!r}: {message}"))
+            problems.append(file.problem(where, Msg("question {id!r}: {problem}", id=qid, problem=message)))
     for i, j, score in near_duplicates(questions):
         first, second = questions[i].id, questions[j].id
         if first not in mine and second not in mine:
             continue
         file, where = at(second, ["prompt"])
         other = at(first, ["prompt"])
-        problems.append(file.problem(where, f"question {second!r}: prompt nearly repeats {first!r} at {other[0].where(other[1])} (similarity {score:.0f}/100); merge them or ask something different"))
+        problems.append(file.problem(where, Msg("question {id!r}: prompt nearly repeats {other!r} at {where} (similarity {score:.0f}/100); merge them or ask something different",
+                                                id=second, other=first, where=other[0].where(other[1]), score=score)))  # fmt: skip
     return problems
 
 

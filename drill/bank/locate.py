@@ -12,6 +12,8 @@ import re
 import yaml
 from yaml.constructor import ConstructorError
 
+from drill.text.messages import Msg
+
 _PATH = re.compile(r"\.([A-Za-z_][\w]*)|\[(\d+)\]")
 
 
@@ -30,7 +32,7 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
                     continue
                 line = key.start_mark.line + 1
                 if (key.tag, key.value) in first:
-                    raise Refused(None, None, f"key `{key.value}` given twice in one mapping (lines {first[key.tag, key.value]} and {line}); keep one", key.start_mark)
+                    raise Refused(None, None, Msg("key `{key}` given twice in one mapping (lines {first} and {line}); keep one", key=key.value, first=first[key.tag, key.value], line=line), key.start_mark)
                 first[key.tag, key.value] = line
         return super().construct_mapping(node, deep)
 
@@ -38,10 +40,10 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
         try:
             return super().construct_yaml_int(node)
         except ValueError:  # Python refuses to read an integer of thousands of digits
-            raise Refused(None, None, f"a number {len(node.value)} characters long is too large for any field", node.start_mark) from None
+            raise Refused(None, None, Msg("a number {n} characters long is too large for any field", n=len(node.value)), node.start_mark) from None
 
 
-_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)  # the base class registered its own
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)  # shown as is - the base class registered its own
 
 
 def compose(text: str) -> yaml.Node | None:

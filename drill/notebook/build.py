@@ -13,41 +13,34 @@ import json
 from pathlib import Path
 
 from drill.errors import DrillError
+from drill.text.i18n import text
+from drill.text.messages import Msg, translated
 from drill.whiteboard import catalog
 
 PACKAGE = "llm-drill[grade]"
-WORDS: dict[str, tuple[str, str]] = {
-    "meta": ("**Track** {track} · **level** {level} · task id `{task}`", "**方向** {track} · **难度** {level} · 题目 `{task}`"),
-    "statement": (
+WORDS = {
+    "meta": Msg("**Track** {track} · **level** {level} · task id `{task}`"),
+    "statement": Msg(
         "Write {entries} by hand in the cell under `%%drill {task}` and run it: the cell is graded by drill's "
         "isolated judge (shapes, mask leaks, numerics over several seeds, stability, gradients, the whiteboard rules), "
-        "and a failure names the classic mistake with its fix. Every run is saved to your drill history.",
-        "在 `%%drill {task}` 下面的单元格里手写 {entries}，然后运行：drill 会在隔离的评测进程里评分（形状、掩码泄漏、"
-        "多组随机种子下的数值、数值稳定性、梯度、白板规则），没通过时会指出典型错误并给出改法。每次运行都会记入你的 drill 历史。",
+        "and a failure names the classic mistake with its fix. Every run is saved to your drill history."
     ),
-    "contract": ("The contract:", "接口约定（代码注释为英文）："),
-    "setup": ("Run this first: it installs drill where it is missing (Colab) and loads the `%%drill` magic.",
-              "先运行这一格：缺少 drill 时会先安装（如 Colab），再加载 `%%drill` 魔法命令。"),
-    "install": ("# installs drill with its grader when this kernel lacks it (Colab, a fresh environment)",
-                "# 当前内核没有 drill 时安装它及评分器（Colab 或全新环境）"),
-    "your_turn": ("Your code: replace `raise NotImplementedError`, then run the cell (Shift+Enter).",
-                  "你的代码：替换掉 `raise NotImplementedError`，然后运行该单元格（Shift+Enter）。"),
-    "hints": ("Hints, from a nudge to nearly the solution:", "提示，从轻点一下到几乎给出答案："),
-    "hint_n": ("Hint {n}", "提示 {n}"),
-    "hint_cell": ("Stuck? This cell shows the next hint; after a diagnosis, the hint about it comes first.",
-                  "卡住了？运行这一格看下一条提示；有诊断结果时，先给与该错误相关的提示。"),
-    "solution_cell": ("After a pass, this cell shows the reference solution to compare with yours.",
-                      "通过之后，运行这一格可查看参考答案，与你的写法对比。"),
-    "plan_title": ("# drill study plan", "# drill 学习计划"),
-    "plan_intro": ("One notebook per whiteboard task, by track and then by level. Open one, run the setup cell, "
-                   "and write the function under `%%drill`. The cells below show your progress and today's plan.",
-                   "每个白板题一个笔记本，先按方向、再按难度排列。打开一个，运行第一格，然后在 `%%drill` 下写代码。"
-                   "下面两格显示你的进度和今天的计划。"),
+    "contract": Msg("The contract:"),
+    "setup": Msg("Run this first: it installs drill where it is missing (Colab) and loads the `%%drill` magic."),
+    "install": Msg("# installs drill with its grader when this kernel lacks it (Colab, a fresh environment)"),
+    "your_turn": Msg("Your code: replace `raise NotImplementedError`, then run the cell (Shift+Enter)."),
+    "hints": Msg("Hints, from a nudge to nearly the solution:"),
+    "hint_n": Msg("Hint {n}"),
+    "hint_cell": Msg("Stuck? This cell shows the next hint; after a diagnosis, the hint about it comes first."),
+    "solution_cell": Msg("After a pass, this cell shows the reference solution to compare with yours."),
+    "plan_title": Msg("# drill study plan"),
+    "plan_intro": Msg("One notebook per whiteboard task, by track and then by level. Open one, run the setup cell, "
+                      "and write the function under `%%drill`. The cells below show your progress and today's plan."),
 }
 
 
 def say(key: str, lang: str, **values: object) -> str:
-    return WORDS[key][lang == "zh"].format(**values)
+    return text(WORDS[key], lang, **values)
 
 
 def _lines(text: str) -> list[str]:
@@ -99,14 +92,14 @@ def setup_source(lang: str) -> str:
 def task_notebook(exercise: catalog.Exercise, lang: str) -> dict:
     from drill.views.whiteboard_view import TRACK_NAMES
 
-    zh, task = lang == "zh", exercise.id
-    flag = " --lang zh" if zh else ""
+    task = exercise.id
+    flag = " --lang zh" if lang == "zh" else ""
     names = ", ".join(f"`{name}`" for name in entries(exercise.template))
     hints = "\n".join(f"<details><summary>{say('hint_n', lang, n=n)}</summary>\n\n{hint[lang]}\n\n</details>\n"
                       for n, hint in enumerate(exercise.hints, 1))  # fmt: skip
     cells = [
         _markdown(f"{task}-statement", f"# {exercise.title[lang]}\n\n"
-                  f"{say('meta', lang, track=TRACK_NAMES[exercise.track][zh], level=exercise.level, task=task)}\n\n"
+                  f"{say('meta', lang, track=translated(TRACK_NAMES[exercise.track], lang), level=exercise.level, task=task)}\n\n"
                   f"{say('statement', lang, entries=names, task=task)}\n\n{say('contract', lang)}\n\n"
                   f"```python\n{contract(exercise.template)}\n```\n"),
         _markdown(f"{task}-setup-note", say("setup", lang) + "\n"),
@@ -133,7 +126,7 @@ def plan_notebooks(lang: str) -> list[tuple[str, dict]]:
     for name, e in named:
         if e.track != track:
             track = e.track
-            lines.append(f"\n## {TRACK_NAMES[track][lang == 'zh']}\n")
+            lines.append(f"\n## {translated(TRACK_NAMES[track], lang)}\n")
         lines.append(f"- [{e.title[lang]}]({name}) · {e.level} · `{e.id}`")
     flag = " --lang zh" if lang == "zh" else ""
     index = _notebook([

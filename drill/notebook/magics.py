@@ -15,26 +15,23 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from drill.errors import DrillError
 from drill.notebook.practice import Practice
+from drill.text.i18n import text
+from drill.text.messages import Msg
 
-WORDS: dict[str, tuple[str, str]] = {
-    "usage": ("usage: %%drill TASK (or %%drill grade TASK) on a cell's first line grades the cell; "
-              "%drill hint TASK · %drill solution TASK · %drill tasks · %drill today; options: --lang en|zh, "
-              "and for a grade --trace --device auto|cpu|cuda --seed N --timeout S --allow-builtins --memory-limit 4G",
-              "用法：在单元格第一行写 %%drill 题目（或 %%drill grade 题目）即可为该单元格评分；"
-              "%drill hint 题目 · %drill solution 题目 · %drill tasks · %drill today；选项：--lang en|zh，"
-              "评分还可加 --trace --device auto|cpu|cuda --seed N --timeout 秒数 --allow-builtins --memory-limit 4G"),
-    "cell_only": ("%drill grade TASK goes on a cell's first line as %%drill grade TASK, above your code",
-                  "%drill grade 题目 要写成 %%drill grade 题目，放在单元格第一行、代码上方"),
-    "one_task": ("%drill {what} takes one task id, e.g. %drill {what} sdpa", "%drill {what} 需要一个题目 id，例如 %drill {what} sdpa"),
-    "solution": ("solution · {task}", "参考答案 · {task}"),
-    "locked": ("The solution opens after a pass of {task}: run your %%drill {task} cell until it passes.",
-               "通过 {task} 之后才能查看参考答案：先让你的 %%drill {task} 单元格通过。"),
+WORDS = {
+    "usage": Msg("usage: %%drill TASK (or %%drill grade TASK) on a cell's first line grades the cell; "
+                 "%drill hint TASK · %drill solution TASK · %drill tasks · %drill today; options: --lang en|zh, "
+                 "and for a grade --trace --device auto|cpu|cuda --seed N --timeout S --allow-builtins --memory-limit 4G"),
+    "cell_only": Msg("%drill grade TASK goes on a cell's first line as %%drill grade TASK, above your code"),
+    "one_task": Msg("%drill {what} takes one task id, e.g. %drill {what} sdpa"),
+    "solution": Msg("solution · {task}"),
+    "locked": Msg("The solution opens after a pass of {task}: run your %%drill {task} cell until it passes."),
 }
 LINE_COMMANDS = ("hint", "solution", "tasks", "today")
 
 
 def say(key: str, lang: str, **values: object) -> str:
-    return WORDS[key][lang == "zh"].format(**values)
+    return text(WORDS[key], lang, **values)
 
 
 class _Parser(argparse.ArgumentParser):

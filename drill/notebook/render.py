@@ -12,7 +12,9 @@ from html import escape
 
 from drill.grade.report import FAILING, Report
 from drill.views import trace_view
-from drill.views.grade_view import CATEGORY_ZH, STATUS_ZH, WORDS
+from drill.text.i18n import text
+from drill.text.messages import translated
+from drill.views.grade_view import STATUS, WORDS, category, counts
 from drill.views.whiteboard_view import TASK_WORDS
 
 COLOURS = {"pass": "#1a7f37", "fail": "#cf222e", "error": "#cf222e", "warn": "#9a6700", "skip": "#6e7781"}
@@ -21,8 +23,8 @@ CELL = "text-align:left;vertical-align:top;padding:2px 8px"  # JupyterLab right-
 BOX = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;line-height:1.45"
 
 
-def _status(status: str, zh: bool) -> str:
-    word = STATUS_ZH.get(status, status) if zh else status
+def _status(status: str, lang: str) -> str:
+    word = translated(STATUS.get(status, status), lang)
     return f'<span style="color:{COLOURS.get(status, "inherit")};font-weight:600">{SIGNS.get(status, "")} {escape(word)}</span>'
 
 
@@ -37,16 +39,15 @@ def rich_lines(lines: list[str]) -> str:
 
 
 def report_html(report: Report, lang: str) -> str:
-    zh = lang == "zh"
-    columns = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in WORDS["columns"][zh])
+    columns = "".join(f'<th style="{CELL}">{escape(translated(c, lang))}</th>' for c in WORDS["columns"])
     rows = "".join(
-        f'<tr><td style="{CELL};white-space:nowrap">{_status(c.status, zh)}</td>'
+        f'<tr><td style="{CELL};white-space:nowrap">{_status(c.status, lang)}</td>'
         f'<td style="{CELL};white-space:nowrap"><code>{escape(c.id)}</code></td>'
-        f'<td style="{CELL};color:#6e7781">{escape(CATEGORY_ZH.get(c.category, c.category) if zh else c.category)}</td>'
+        f'<td style="{CELL};color:#6e7781">{escape(category(c.category, lang))}</td>'
         f'<td style="{CELL}">{escape(c.text(lang))}</td></tr>'
         for c in report.checks
     )
-    title = escape(WORDS["title"][zh].format(task=report.task, device=report.device))
+    title = escape(text(WORDS["title"], lang, task=report.task, device=report.device))
     parts = [f'<div class="drill-report" style="{BOX}"><div style="font-weight:600;margin-bottom:4px">{title}</div>',
              f'<table style="border-collapse:collapse"><thead><tr>{columns}</tr></thead><tbody>{rows}</tbody></table>']  # fmt: skip
     trace = []
@@ -65,16 +66,15 @@ def report_html(report: Report, lang: str) -> str:
         for d in report.diagnosis:
             message, fix = d.text(lang)
             items.append(f'<div style="margin:4px 0"><code style="color:#cf222e;font-weight:600">{escape(d.code)}</code> '
-                         f'{escape(message)}<br><span style="color:#1a7f37">{escape(WORDS["fix"][zh])}</span> {escape(fix)}</div>')  # fmt: skip
+                         f'{escape(message)}<br><span style="color:#1a7f37">{escape(text(WORDS["fix"], lang))}</span> {escape(fix)}</div>')  # fmt: skip
         parts.append(f'<div style="border:1px solid #cf222e;border-radius:6px;padding:6px 10px;margin:8px 0">'
-                     f'<div style="font-weight:600;color:#cf222e">{escape(WORDS["diagnosis"][zh])}</div>{"".join(items)}</div>')  # fmt: skip
+                     f'<div style="font-weight:600;color:#cf222e">{escape(text(WORDS["diagnosis"], lang))}</div>{"".join(items)}</div>')  # fmt: skip
     elif not report.passed:
         if report.first_divergence and report.trace is None:
             parts.append(f'<div style="color:#cf222e;font-weight:600">{escape(trace_view.where(report.first_divergence, lang))}</div>')
-        parts.append(f'<div style="color:#6e7781">{escape(WORDS["no_code"][zh])}</div>')
-    counts = {s: sum(c.status == s for c in report.checks) for s in SIGNS}
-    summary = ("，" if zh else ", ").join(f"{STATUS_ZH[s]} {n}" if zh else f"{n} {s}" for s, n in counts.items() if n)
-    verdict = WORDS["passed" if report.passed else "failed"][zh]
+        parts.append(f'<div style="color:#6e7781">{escape(text(WORDS["no_code"], lang))}</div>')
+    summary = counts(report.checks, lang)
+    verdict = text(WORDS["passed" if report.passed else "failed"], lang)
     colour = COLOURS["pass" if report.passed else "fail"]
     parts.append(f'<div style="margin-top:6px"><b style="color:{colour}">{escape(verdict)}</b>  {escape(summary)}  '
                  f"({report.duration_s:.1f} s)</div></div>")  # fmt: skip
@@ -88,24 +88,23 @@ def tasks_html(statuses: list, lang: str) -> str:
     """``%drill tasks``: an HTML table, since a browser's fonts do not keep rich's Chinese columns aligned."""
     from drill.views.whiteboard_view import TRACK_NAMES, clock
 
-    zh = lang == "zh"
-    head = "".join(f'<th style="{CELL}">{escape(c)}</th>' for c in TASK_WORDS["columns"][zh])
+    head = "".join(f'<th style="{CELL}">{escape(translated(c, lang))}</th>' for c in TASK_WORDS["columns"])
     rows, track = [], None
     for s in statuses:
         e = s.exercise
-        shown = TRACK_NAMES[e.track][zh] if e.track != track else ""
+        shown = translated(TRACK_NAMES[e.track], lang) if e.track != track else ""
         track = e.track
         best = "-" if s.best_seconds is None else clock(s.best_seconds)
         rows.append(f'<tr><td style="{CELL}">{escape(shown)}</td><td style="{CELL}"><code>{escape(e.id)}</code></td>'
                     f'<td style="{CELL}">{e.level}</td><td style="{CELL}">{escape(e.title.get(lang, e.title["en"]))}</td>'
-                    f'<td style="{CELL};color:{STATE_COLOURS[s.state]}">{TASK_WORDS[s.state][zh]}</td><td style="{CELL}">{best}</td></tr>')  # fmt: skip
+                    f'<td style="{CELL};color:{STATE_COLOURS[s.state]}">{translated(TASK_WORDS[s.state], lang)}</td><td style="{CELL}">{best}</td></tr>')  # fmt: skip
     return f'<table style="border-collapse:collapse;{BOX}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 def report_text(report: Report, lang: str) -> str:
     """The verdict, the failing checks and the diagnosis codes: for front ends that show no HTML."""
-    zh = lang == "zh"
-    lines = [f"{WORDS['title'][zh].format(task=report.task, device=report.device)}: {WORDS['passed' if report.passed else 'failed'][zh]}"]
+    verdict = text(WORDS["passed" if report.passed else "failed"], lang)
+    lines = [f"{text(WORDS['title'], lang, task=report.task, device=report.device)}: {verdict}"]
     lines += [f"  {SIGNS[c.status]} {c.id}: {c.text(lang)}" for c in report.checks if c.status in FAILING]
     lines += [f"  {d.code}: {d.text(lang)[0]}" for d in report.diagnosis]
     return "\n".join(lines)

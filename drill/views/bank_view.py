@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from drill.bank.schema import LEVELS, TYPES, ChoiceQuestion, NumericQuestion, ShapeQuestion
+from drill.text.messages import Msg, translated
 from drill.views import ansi
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def question_row(q) -> dict:
     return {"id": q.id, "level": q.level, "topic": q.topic, "type": q.type, "langs": ["en", "zh"], "tags": list(q.tags)}
 
 
-def print_list(questions: list, as_json: bool) -> None:
+def print_list(questions: list, as_json: bool, lang: str = "en") -> None:
     if as_json:
         import json
 
@@ -46,7 +47,8 @@ def print_list(questions: list, as_json: bool) -> None:
         for q in group:
             row = f"  {q.id:<{width}}" + styled(f"{q.level}  ", LEVEL_STYLE[q.level]) + f"{q.type:<8}{' '.join(q.tags)}"
             lines.append(row if styled_out else row.rstrip())
-    sys.stdout.write("\n".join([*lines, styled(f"{len(questions)} questions", "bold")]) + "\n")
+    count = translated(Msg("{n} questions", n=len(questions)) if len(questions) != 1 else Msg("{n} question", n=1), lang)
+    sys.stdout.write("\n".join([*lines, styled(count, "bold")]) + "\n")
 
 
 def correct_answers(q, lang: str) -> list[str]:
@@ -101,7 +103,7 @@ def coverage_json(cov: Coverage) -> dict:
     return {"topics": {topic: counts(row) for topic, row in rows.items()}, **counts(total)}
 
 
-def print_coverage(cov: Coverage, markdown: bool, as_json: bool = False) -> None:
+def print_coverage(cov: Coverage, markdown: bool, as_json: bool = False, lang: str = "en") -> None:
     if markdown:
         print(cov.to_markdown(), end="")
         return
@@ -114,9 +116,12 @@ def print_coverage(cov: Coverage, markdown: bool, as_json: bool = False) -> None
 
     from drill.views.console import out
 
-    table = Table(title="bank coverage", title_justify="left")
-    for name in ("topic", *LEVELS, *TYPES, "total"):
-        table.add_column(name, justify="left" if name == "topic" else "right")
+    from drill.text.messages import Msg, translated
+
+    total = translated(Msg("total"), lang)
+    table = Table(title=translated(Msg("bank coverage"), lang), title_justify="left")
+    for i, name in enumerate((translated(Msg("topic"), lang), *LEVELS, *TYPES, total)):
+        table.add_column(name, justify="left" if i == 0 else "right")
     for label, counts in cov.rows():
-        table.add_row(label, *map(str, counts), style="bold" if label == "total" else None)
+        table.add_row(total if label == "total" else label, *map(str, counts), style="bold" if label == "total" else None)
     out.print(table)

@@ -13,15 +13,14 @@ from drill.grade.kernel_bench import KernelBenchResult
 from drill.grade.kernel_env import is_kernel_task
 from drill.grade.report import Report
 from drill.grade.tasks import BENCH_TASKS
+from drill.text.messages import Msg, translated
 from drill.views import grade_view
 from drill.views.console import err, out
 from drill.views.kernel_bench_view import print_kernel_bench
 
 NAMES = ("yours", "reference", "torch")
-INTERPRETED = ("--bench skipped: on CPU your kernel runs under Triton's interpreter (numpy, one program at a time), "
-               "whose speed says nothing about the kernel's; it is timed only compiled, on a GPU (--device cuda)",
-               "--bench 已跳过：在 CPU 上你的 kernel 由 Triton 解释器运行（用 numpy 逐个 program 执行），"
-               "它的速度说明不了 kernel 本身的快慢；只有在 GPU 上编译运行（--device cuda）时才计时")
+INTERPRETED = Msg("--bench skipped: on CPU your kernel runs under Triton's interpreter (numpy, one program at a time), "
+                  "whose speed says nothing about the kernel's; it is timed only compiled, on a GPU (--device cuda)")
 
 
 def print_graded(report: Report, bench: BenchResult | KernelBenchResult | None, as_json: bool, lang: str) -> None:
@@ -35,7 +34,7 @@ def print_graded(report: Report, bench: BenchResult | KernelBenchResult | None, 
         return
     if bench is None:
         if is_kernel_task(report.task) and report.device == "cpu":
-            err.print(INTERPRETED[lang == "zh"])
+            err.print(translated(INTERPRETED, lang))
             return
         why = "the kernel must pass the checks first" if not report.passed else f"it times kernels called as fn(q, k, v): {', '.join(BENCH_TASKS)}"
         err.print(f"--bench skipped: {why}")

@@ -9,49 +9,49 @@ from datetime import datetime, timedelta
 from rich.cells import cell_len
 
 from drill.practice.dashboard import Forecast, Plan
+from drill.text.i18n import plural, text
+from drill.text.messages import Msg
 from drill.views import ansi
 
 TEXT = {
-    "title": ("Today", "今日计划"),
-    "streak": ("Streak", "连续打卡"),
-    "streak_value": ("{n} day{s}", "{n} 天"),
-    "streaks_off": ("off (drill config set streaks on)", "已关闭（drill config set streaks on 可开启）"),
-    "goal": ("Goal", "今日目标"),
-    "goal_value": ("{done}/{goal} questions or 1 whiteboard task", "{done}/{goal} 题，或完成 1 道白板题"),
-    "goal_met": ("met ✔", "已完成 ✔"),
-    "due": ("Due", "待复习"),
-    "due_value": ("{n} question{s}", "{n} 题"),
-    "due_none": ("nothing now; the next one is due {when}", "现在没有；下一题{when}到期"),
-    "due_empty": ("nothing yet: answer a few questions first", "还没有：先做几道题"),
-    "unseen": ("New", "新题"),
-    "unseen_value": ("{n} question{s} you have not seen", "{n} 道没做过的题"),
-    "weakest": ("Weakest topic", "最弱主题"),
-    "weakest_none": ("not enough answers yet", "作答还不够多，暂无"),
-    "tasks": ("Coding", "手写代码"),
-    "tasks_due_now": ("{n} due for review: {tasks}", "{n} 道到期要复习：{tasks}"),
-    "tasks_failed": ("not passed yet: {tasks}", "尚未通过：{tasks}"),
-    "tasks_next": ("next: {task}", "下一道：{task}"),
-    "tasks_done": ("every task passed", "全部通过"),
-    "next": ("Next", "下一步"),
-    "help": ("All commands: drill --help", "全部命令：drill --help"),
-    "review_none": ("Nothing is due for review; the next question is due {when}.", "现在没有要复习的题；下一题{when}到期。"),
-    "review_empty": ("Nothing is due for review yet.", "现在还没有要复习的题。"),
-    "review_learn": ("Run `drill quiz` to learn new questions.", "运行 `drill quiz` 学新题。"),
-    "tasks_none": ("No whiteboard task is due; the next one is due {when}.", "现在没有到期的白板题；下一道{when}到期。"),
-    "tasks_empty": ("No whiteboard task is due: tasks join the review once you have done one (drill whiteboard).",
-                    "现在没有到期的白板题：做过一道（drill whiteboard）之后，白板题才会加入复习。"),
-    "tasks_due": ("Whiteboard task{s} due too: {tasks} (drill review --tasks)", "还有到期的白板题：{tasks}（drill review --tasks）"),
-    "forecast": ("Coming up", "即将到期"),
-    "forecast_questions": ("questions", "题目"),
-    "forecast_tasks": ("tasks", "白板题"),
-    "forecast_value": ("{what}: {today} today · {tomorrow} tomorrow · {week} in 7 days", "{what}：今天 {today} · 明天 {tomorrow} · 7 天内 {week}"),
+    "title": Msg("Today"),
+    "streak": Msg("Streak"),
+    "streak_value": (Msg("{n} day"), Msg("{n} days")),
+    "streaks_off": Msg("off (drill config set streaks on)"),
+    "goal": Msg("Goal"),
+    "goal_value": Msg("{done}/{goal} questions or 1 whiteboard task"),
+    "goal_met": Msg("met ✔"),
+    "due": Msg("Due"),
+    "due_value": (Msg("{n} question"), Msg("{n} questions")),
+    "due_none": Msg("nothing now; the next one is due {when}"),
+    "due_empty": Msg("nothing yet: answer a few questions first"),
+    "unseen": Msg("New"),
+    "unseen_value": (Msg("{n} question you have not seen"), Msg("{n} questions you have not seen")),
+    "weakest": Msg("Weakest topic"),
+    "weakest_none": Msg("not enough answers yet"),
+    "tasks": Msg("Coding"),
+    "tasks_due_now": Msg("{n} due for review: {tasks}"),
+    "tasks_failed": Msg("not passed yet: {tasks}"),
+    "tasks_next": Msg("next: {task}"),
+    "tasks_done": Msg("every task passed"),
+    "next": Msg("Next"),
+    "help": Msg("All commands: drill --help"),
+    "review_none": Msg("Nothing is due for review; the next question is due {when}."),
+    "review_empty": Msg("Nothing is due for review yet."),
+    "review_learn": Msg("Run `drill quiz` to learn new questions."),
+    "tasks_none": Msg("No whiteboard task is due; the next one is due {when}."),
+    "tasks_empty": Msg("No whiteboard task is due: tasks join the review once you have done one (drill whiteboard)."),
+    "tasks_due": (Msg("Whiteboard task due too: {tasks} (drill review --tasks)"), Msg("Whiteboard tasks due too: {tasks} (drill review --tasks)")),
+    "forecast": Msg("Coming up"),
+    "forecast_questions": Msg("questions"),
+    "forecast_tasks": Msg("tasks"),
+    "forecast_value": Msg("{what}: {today} today · {tomorrow} tomorrow · {week} in 7 days"),
+    "when": Msg("in {left} ({clock})"),
 }
 
 
 def _t(key: str, lang: str, **values: object) -> str:
-    en, zh = TEXT[key]
-    plural = "s" if values.get("n", 1) != 1 else ""
-    return (zh if lang == "zh" else en).format(s=plural, **values)
+    return text(plural(TEXT[key], values.get("n", 1)), lang, **values)
 
 
 def _when(moment: datetime, lang: str = "en") -> str:
@@ -60,8 +60,7 @@ def _when(moment: datetime, lang: str = "en") -> str:
 
     local, now = moment.astimezone(), datetime.now().astimezone()
     clock = local.strftime("%H:%M" if local.date() == now.date() else "%Y-%m-%d %H:%M")
-    left = interval_text(max(local - now, timedelta(0)), lang)
-    return f"{left}后（{clock}）" if lang == "zh" else f"in {left} ({clock})"
+    return _t("when", lang, left=interval_text(max(local - now, timedelta(0)), lang), clock=clock)
 
 
 def print_plan(plan: Plan, lang: str, as_json: bool) -> None:

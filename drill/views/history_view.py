@@ -5,28 +5,36 @@ from __future__ import annotations
 from pathlib import Path
 
 from drill.history.transfer import Counts
+from drill.text.messages import Msg, translated
 
-LABELS = {"sessions": "sessions", "attempts": "attempts", "grade_runs": "grade runs", "review_state": "review cards",
-          "task_reviews": "task reviews", "config": "config keys"}  # fmt: skip
+def counted(table: str, n: int) -> Msg:
+    return {"sessions": Msg("{n} sessions", n=n), "attempts": Msg("{n} attempts", n=n), "grade_runs": Msg("{n} grade runs", n=n),
+            "review_state": Msg("{n} review cards", n=n), "task_reviews": Msg("{n} task reviews", n=n),
+            "config": Msg("{n} config keys", n=n)}[table]  # fmt: skip
 
 
-def print_exported(path: Path, counts: dict[str, int]) -> None:
+def print_exported(path: Path, counts: dict[str, int], lang: str) -> None:
     from drill.views.console import out
 
-    summary = ", ".join(f"{n} {LABELS[t]}" for t, n in counts.items())
-    out.print(f"wrote {path}: {summary}", markup=False)
+    summary = Msg.seq([counted(t, n) for t, n in counts.items()], ", ")
+    out.print(translated(Msg("wrote {path}: {summary}", path=str(path), summary=summary), lang), markup=False)
 
 
-def print_imported(path: Path, counts: Counts) -> None:
+def print_imported(path: Path, counts: Counts, lang: str) -> None:
     from drill.views.console import out
 
-    added = ", ".join(f"{n} {LABELS[t]}" for t, n in counts.added.items() if n) or "nothing new"
+    added = [counted(t, n) for t, n in counts.added.items() if n]
+    what = Msg.seq(added, ", ") if added else Msg("nothing new")
     present = sum(counts.present.values())
-    out.print(f"imported {path}: {added}" + (f" ({present} already here, skipped)" if present else ""), markup=False)
+    line = (Msg("imported {path}: {added} ({present} already here, skipped)", path=str(path), added=what, present=present) if present
+            else Msg("imported {path}: {added}", path=str(path), added=what))  # fmt: skip
+    out.print(translated(line, lang), markup=False)
     for key, (local, theirs) in sorted(counts.config_kept.items()):
-        out.print(f"kept local config {key}={local} (the file has {theirs}; change it with: drill config set {key} {theirs})", markup=False)
+        kept = Msg("kept local config {key}={local} (the file has {theirs}; change it with: drill config set {key} {theirs})",
+                   key=key, local=local, theirs=theirs)  # fmt: skip
+        out.print(translated(kept, lang), markup=False)
 
 
-def print_written(path: Path, count: int) -> None:
+def print_written(path: Path, count: int, lang: str) -> None:
     """One plain line: `drill export anki` is on a 1 s budget that rich.console's import would eat into."""
-    print(f"wrote {count} questions to {path}")
+    print(translated(Msg("wrote {count} questions to {path}", count=count, path=str(path)), lang))

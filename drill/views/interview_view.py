@@ -6,43 +6,44 @@ import json
 
 from rich.markup import escape
 
+from drill.text.i18n import plural, text
+from drill.text.messages import Msg
 from drill.views.console import out
 
-WORDS: dict[str, tuple[str, str]] = {
-    "plan": ("Mock interview · {minutes} min: a 60-second pitch, {n} concept question{s} with follow-ups, then {task} on the whiteboard.",
-             "模拟面试 · {minutes} 分钟：60 秒讲解、{n} 道概念题及追问，最后白板写 {task}。"),
-    "part_pitch": ("Part 1 · pitch: answer as you would aloud, in about 60 seconds", "第 1 部分 · 60 秒讲解：像面试时口头回答那样写"),
-    "part_mock": ("Part 2 · concepts and follow-ups", "第 2 部分 · 概念题与追问"),
-    "part_whiteboard": ("Part 3 · whiteboard: the rest of the clock", "第 3 部分 · 白板编程：用剩下的时间"),
-    "scorecard": ("Scorecard", "评分卡"),
-    "pitch": ("Pitch", "讲解"),
-    "concepts": ("Concepts", "概念"),
-    "whiteboard": ("Whiteboard", "白板"),
-    "well": ("went well", "做得好"),
-    "next": ("drill next", "接下来练"),
-    "pitch_good": ("{question}: {covered}/{points} key points covered", "{question}：覆盖 {covered}/{points} 个要点"),
-    "pitch_weak": ("{question}: only {covered}/{points} key points covered", "{question}：只覆盖了 {covered}/{points} 个要点"),
-    "concepts_right": ("{n}/{asked} right: {ids}", "答对 {n}/{asked}：{ids}"),
-    "concepts_wrong": ("missed: {ids}", "答错：{ids}"),
-    "concepts_none": ("no concept question answered", "没有回答概念题"),
-    "wb_passed": ("{task} solved in {clock}, {hints} hint{hs}", "{clock} 解出 {task}，用了 {hints} 条提示"),
-    "wb_unsolved": ("{task} not solved", "{task} 未解出"),
-    "wb_solution": ("{task}: solution asked for before a pass", "{task}：通过前就看了答案"),
-    "wb_not_attempted": ("{task} not attempted", "{task} 未作答"),
-    "wb_no_time": ("{task}: no time left for the whiteboard", "{task}：没有剩余时间做白板题"),
-    "wb_codes": ("mistakes on the way: {codes}", "过程中的错误：{codes}"),
-    "stopped": ("Interview stopped early ({why}); the parts played are saved.", "面试提前结束（{why}）；已完成的部分已保存。"),
-    "saved": ("Saved to your history (session {id}).", "已记入历史（会话 {id}）。"),
-}
+WORDS = {
+    "plan": (Msg("Mock interview · {minutes} min: a 60-second pitch, {n} concept question with follow-ups, then {task} on the whiteboard."),
+             Msg("Mock interview · {minutes} min: a 60-second pitch, {n} concept questions with follow-ups, then {task} on the whiteboard.")),
+    "part_pitch": Msg("Part 1 · pitch: answer as you would aloud, in about 60 seconds"),
+    "part_mock": Msg("Part 2 · concepts and follow-ups"),
+    "part_whiteboard": Msg("Part 3 · whiteboard: the rest of the clock"),
+    "scorecard": Msg("Scorecard"),
+    "pitch": Msg("Pitch"),
+    "concepts": Msg("Concepts"),
+    "whiteboard": Msg("Whiteboard"),
+    "well": Msg("went well"),
+    "next": Msg("drill next"),
+    "pitch_good": Msg("{question}: {covered}/{points} key points covered"),
+    "pitch_weak": Msg("{question}: only {covered}/{points} key points covered"),
+    "concepts_right": Msg("{n}/{asked} right: {ids}"),
+    "concepts_wrong": Msg("missed: {ids}"),
+    "concepts_none": Msg("no concept question answered"),
+    "wb_passed": (Msg("{task} solved in {clock}, {hints} hint"), Msg("{task} solved in {clock}, {hints} hints")),
+    "wb_unsolved": Msg("{task} not solved"),
+    "wb_solution": Msg("{task}: solution asked for before a pass"),
+    "wb_not_attempted": Msg("{task} not attempted"),
+    "wb_no_time": Msg("{task}: no time left for the whiteboard"),
+    "wb_codes": Msg("mistakes on the way: {codes}"),
+    "stopped": Msg("Interview stopped early ({why}); the parts played are saved."),
+    "saved": Msg("Saved to your history (session {id})."),
+}  # fmt: skip
 
 
-def say(key: str, lang: str, **values: object) -> str:
-    en, zh = WORDS[key]
-    return (zh if lang == "zh" else en).format(**values)
+def say(key: str, lang: str, *counts: int, **values: object) -> str:
+    return text(plural(WORDS[key], *counts), lang, **values)
 
 
 def plan(minutes: int, concepts: int, task: str, lang: str) -> None:
-    out.print(f"[bold]{say('plan', lang, minutes=minutes, n=concepts, s='s' * (concepts != 1), task=task)}[/]")
+    out.print(f"[bold]{say('plan', lang, concepts, minutes=minutes, n=concepts, task=task)}[/]")
 
 
 def part(kind: str, lang: str) -> None:
@@ -57,8 +58,8 @@ def _lines(p: dict, lang: str) -> tuple[list[str], list[str]]:
     todo: list[str] = []
     if p["part"] == "pitch" and p["question"]:
         enough = p["passed"]
-        text = say("pitch_good" if enough else "pitch_weak", lang, question=p["question"], covered=p["covered"], points=p["key_points"])
-        (well if enough else todo).append(text)
+        said = say("pitch_good" if enough else "pitch_weak", lang, question=p["question"], covered=p["covered"], points=p["key_points"])
+        (well if enough else todo).append(said)
     elif p["part"] == "concepts":
         if p["right"]:
             well.append(say("concepts_right", lang, n=len(p["right"]), asked=p["asked"], ids=", ".join(p["right"])))
@@ -70,7 +71,7 @@ def _lines(p: dict, lang: str) -> tuple[list[str], list[str]]:
         result = p["result"]
         if result == "passed":
             hints = p["hints"]
-            well.append(say("wb_passed", lang, task=p["task"], clock=clock(p["seconds"]), hints=hints, hs="s" * (hints != 1)))
+            well.append(say("wb_passed", lang, hints, task=p["task"], clock=clock(p["seconds"]), hints=hints))
         else:
             key = {"unsolved": "wb_unsolved", "solution": "wb_solution", "not attempted": "wb_not_attempted"}.get(result, "wb_no_time")
             todo.append(say(key, lang, task=p["task"]))

@@ -9,30 +9,29 @@ from rich.markup import escape
 from rich.table import Table
 
 from drill.practice.mistakes import Notebook
+from drill.text.i18n import text
 from drill.text.intervals import interval_text
+from drill.text.messages import Msg
 from drill.views.console import out
 
 TEXT = {
-    "questions": ("Wrong answers ({n})", "答错的题（{n}）"),
-    "tasks": ("Failed tasks ({n})", "未通过的白板题（{n}）"),
-    "question": ("question", "题目"), "topic": ("topic", "主题"), "level": ("level", "级别"),
-    "answer": ("your answer", "你的答案"), "when": ("when", "时间"), "due": ("next due", "下次复习"),
-    "task": ("task", "题目"), "codes": ("diagnosis", "诊断"), "runs": ("failing runs", "失败次数"),
-    "now": ("now", "现在"), "in": ("in {left}", "{left}后"), "not_scheduled": ("-", "-"),
-    "none": ("No mistakes to redo: every question's latest answer was right and every task's latest run passed.",
-             "没有需要重做的错题：每道题最近一次都答对了，每道白板题最近一次都通过了。"),
-    "redo_questions": ("Redo them: drill quiz --wrong", "重做这些题：drill quiz --wrong"),
-    "redo_task": ("Redo a task: drill whiteboard {task}", "重做白板题：drill whiteboard {task}"),
-    "more": ("… and {n} more (the latest are shown): narrow with --topic or --since, or see all with --json",
-             "……还有 {n} 条（上面是最近的）：用 --topic 或 --since 缩小范围，或用 --json 查看全部"),
-}
+    "questions": Msg("Wrong answers ({n})"),
+    "tasks": Msg("Failed tasks ({n})"),
+    "question": Msg("question"), "topic": Msg("topic"), "level": Msg("level"),
+    "answer": Msg("your answer"), "when": Msg("when"), "due": Msg("next due"),
+    "task": Msg("task"), "codes": Msg("diagnosis"), "runs": Msg("failing runs"),
+    "now": Msg("now"), "in": Msg("in {left}"), "not_scheduled": "-",
+    "none": Msg("No mistakes to redo: every question's latest answer was right and every task's latest run passed."),
+    "redo_questions": Msg("Redo them: drill quiz --wrong"),
+    "redo_task": Msg("Redo a task: drill whiteboard {task}"),
+    "more": Msg("… and {n} more (the latest are shown): narrow with --topic or --since, or see all with --json"),
+}  # fmt: skip
 ANSWER_WIDTH = 24
 SHOWN = 30  # rows per table: a long list is read by narrowing it, and rich lays out hundreds of rows slowly
 
 
 def _t(key: str, lang: str, **values: object) -> str:
-    en, zh = TEXT[key]
-    return (zh if lang == "zh" else en).format(**values)
+    return text(TEXT[key], lang, **values)
 
 
 def _due(due: datetime | None, now: datetime, lang: str) -> str:

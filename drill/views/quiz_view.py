@@ -15,14 +15,15 @@ from drill.practice.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
 from drill.text.i18n import t, word_label
 from drill.text.mathtext import inline, join_cjk, markdown, plain
+from drill.text.messages import Msg, translated
 from drill.practice.quiz import Result, Summary, rating_buttons
 from drill.views.bank_view import correct_answers
 
 _LINE_HINTS = {
-    "choice": ("Answer: the letter(s) of your choice, e.g. B or AC.", "作答：输入选项字母，如 B 或 AC。"),
-    "numeric": ("Answer: a number, e.g. 0.76, 29/38, 76%, 2^29 or 4 GiB.", "作答：输入一个数，如 0.76、29/38、76%、2^29 或 4 GiB。"),
-    "shape": ("Answer: a shape such as (B, H, T, T).", "作答：输入形状，如 (B, H, T, T)。"),
-    "open": ("Answer: any number of lines, then an empty line.", "作答：可写多行，以空行结束。"),
+    "choice": Msg("Answer: the letter(s) of your choice, e.g. B or AC."),
+    "numeric": Msg("Answer: a number, e.g. 0.76, 29/38, 76%, 2^29 or 4 GiB."),
+    "shape": Msg("Answer: a shape such as (B, H, T, T)."),
+    "open": Msg("Answer: any number of lines, then an empty line."),
 }
 
 
@@ -68,7 +69,7 @@ class QuizView:
             if len(q.correct_set) > 1:  # never how many: that would give part of the answer away
                 self.console.print(f"  [dim]({t('select_all', self.lang)})[/]")
         if not self.interactive:
-            self.console.print(_LINE_HINTS[q.type][self.lang == "zh"])
+            self.console.print(translated(_LINE_HINTS[q.type], self.lang))
 
     def recap(self, n: int, total: int, q) -> None:
         self.console.rule(f"[bold]{n}/{total}[/]  {q.id}", align="left")
@@ -147,7 +148,7 @@ class QuizView:
     def _resume_hint(self, summary: Summary) -> None:
         left = remaining(summary)
         if left:
-            self.console.print(f"[bold]{t('resume_hint', self.lang, n=left, s='s' * (left != 1))}[/]")
+            self.console.print(f"[bold]{t('resume_hint', self.lang, left, n=left)}[/]")
 
 
 def remaining(summary: Summary) -> int:

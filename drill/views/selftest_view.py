@@ -12,34 +12,29 @@ from rich.table import Table
 
 from drill.grade.kernel_env import HOW_TO_GET
 from drill.grade.selftest import Row, Selftest
+from drill.text.i18n import text
+from drill.text.messages import Msg
 from drill.views.console import err, out
 
 TEXT = {
-    "title": ("drill selftest · device {device}", "drill 自检 · 设备 {device}"),
-    "task": ("task", "任务"),
-    "file": ("file", "文件"),
-    "expected": ("must get", "应得"),
-    "got": ("got", "实得"),
-    "agree": ("[green]✓[/]", "[green]✓[/]"),
-    "disagree": ("[red]✗[/]", "[red]✗[/]"),
-    "summary": (
-        "solutions passing: {sol_ok}/{sol_n}; mutants named with exactly their code: {mut_ok}/{mut_n}",
-        "参考解通过：{sol_ok}/{sol_n}；变异体准确诊断（只报出它自己的那个诊断码）：{mut_ok}/{mut_n}",
-    ),
-    "ok": ("[bold green]SELFTEST PASSED[/]: grading is right on this device", "[bold green]自检通过[/]：本机上的评分结果可信"),
-    "bad": (
-        "[bold red]SELFTEST FAILED[/]: {n} file(s) graded differently from what they must get (✗ rows above); please report it",
-        "[bold red]自检失败[/]：有 {n} 个文件的评分结果与预期不符（见上表 ✗ 行），请提交问题报告",
-    ),
-    "skipped": ("[yellow]skipped[/] {tasks}: Triton is not installed ({how})", "[yellow]已跳过[/] {tasks}：没有安装 Triton（{how}）"),
-    "grading": ("grading {file}", "正在评分 {file}"),
-    "starting": ("starting the grader (import torch)", "正在启动评分器（导入 torch）"),
+    "title": Msg("drill selftest · device {device}"),
+    "task": Msg("task"),
+    "file": Msg("file"),
+    "expected": Msg("must get"),
+    "got": Msg("got"),
+    "agree": "[green]✓[/]",
+    "disagree": "[red]✗[/]",
+    "summary": Msg("solutions passing: {sol_ok}/{sol_n}; mutants named with exactly their code: {mut_ok}/{mut_n}"),
+    "ok": Msg("[bold green]SELFTEST PASSED[/]: grading is right on this device"),
+    "bad": Msg("[bold red]SELFTEST FAILED[/]: {n} file(s) graded differently from what they must get (✗ rows above); please report it"),
+    "skipped": Msg("[yellow]skipped[/] {tasks}: Triton is not installed ({how})"),
+    "grading": Msg("grading {file}"),
+    "starting": Msg("starting the grader (import torch)"),
 }
 
 
 def _t(key: str, lang: str, **values) -> str:
-    en, zh = TEXT[key]
-    return (zh if lang == "zh" else en).format(**values)
+    return text(TEXT[key], lang, **values)
 
 
 @contextmanager

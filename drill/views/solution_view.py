@@ -6,31 +6,31 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
+from drill.text.i18n import plural, text
+from drill.text.messages import Msg
 from drill.views.console import out
 from drill.whiteboard.solutions import Solution
 
 SIDE_BY_SIDE_COLUMNS = 120  # narrower terminals get the two styles one under the other
 
-WORDS: dict[str, tuple[str, str]] = {
-    "reference": ("reference solution", "参考解法"),
-    "alternative": ("another correct style", "另一种正确写法"),
-    "no_alternative": ("(no second style ships for {task})", "（{task} 没有附带第二种写法）"),
-    "diff": ("your file {name} → the reference", "你的文件 {name} → 参考解法"),
-    "same": ("your file {name} is the reference, line for line", "你的文件 {name} 与参考解法逐行相同"),
-    "no_file": ("no file of yours to compare (--file names it)", "没有可对比的文件（用 --file 指定）"),
-    "question": ("Say it aloud as in an interview: {id}  ·  drill bank show {id}", "像面试一样讲一遍：{id}  ·  drill bank show {id}"),
-    "confirm": ("You have not passed {task} yet: seeing the solution rates it Again (it comes back soon). Show it? \\[y/N] ",
-                "你还没有通过 {task}：现在看答案会把它评为“重来”（很快会再出现）。要看吗？\\[y/N] "),
-    "kept_hidden": ("Solution not shown; keep going: drill whiteboard {task}", "未显示答案；继续练：drill whiteboard {task}"),
-    "solved_cards": ("and {n} solved whiteboard task{s} (your passing code, your mistakes and their fixes)",
-                     "以及 {n} 道已通过的白板题（你的通过代码、出过的错和改法）"),
-    "rated_again": ("{task} rated Again: it comes back in {interval}.", "{task} 评为“重来”：{interval}后再练。"),
+WORDS = {
+    "reference": Msg("reference solution"),
+    "alternative": Msg("another correct style"),
+    "no_alternative": Msg("(no second style ships for {task})"),
+    "diff": Msg("your file {name} → the reference"),
+    "same": Msg("your file {name} is the reference, line for line"),
+    "no_file": Msg("no file of yours to compare (--file names it)"),
+    "question": Msg("Say it aloud as in an interview: {id}  ·  drill bank show {id}"),
+    "confirm": Msg("You have not passed {task} yet: seeing the solution rates it Again (it comes back soon). Show it? \\[y/N] "),
+    "kept_hidden": Msg("Solution not shown; keep going: drill whiteboard {task}"),
+    "solved_cards": (Msg("and {n} solved whiteboard task (your passing code, your mistakes and their fixes)"),
+                     Msg("and {n} solved whiteboard tasks (your passing code, your mistakes and their fixes)")),
+    "rated_again": Msg("{task} rated Again: it comes back in {interval}."),
 }
 
 
-def say(key: str, lang: str, **values: object) -> str:
-    en, zh = WORDS[key]
-    return (zh if lang == "zh" else en).format(**values)
+def say(key: str, lang: str, *counts: int, **values: object) -> str:
+    return text(plural(WORDS[key], *counts), lang, **values)
 
 
 def _code(text: str) -> Syntax:
@@ -91,4 +91,4 @@ def print_rated_again(task: str, interval, lang: str) -> None:
 
 
 def print_solved_cards(n: int, lang: str) -> None:
-    out.print(escape(say("solved_cards", lang, n=n, s="s" * (n != 1))))
+    out.print(escape(say("solved_cards", lang, n, n=n)))

@@ -12,57 +12,60 @@ from rich.text import Text
 from drill.history import heatmap, streak
 from drill.practice.mistakes import questions_for
 from drill.history.stats import Stats, drill_command
+from drill.text.i18n import plural, text
+from drill.text.messages import Msg, translated
 from drill.views.console import out
 
 SHADES = ("grey23", "green4", "green3", "green1", "bright_green")
 FROZEN = "cyan"
-MONTHS_ZH = {m: f"{i}月" for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
-WEEKDAYS = {"en": ("Mon", "", "Wed", "", "Fri", "", ""), "zh": ("一", "", "三", "", "五", "", "")}
+MONTHS = {"Jan": Msg("Jan"), "Feb": Msg("Feb"), "Mar": Msg("Mar"), "Apr": Msg("Apr"), "May": Msg("May"), "Jun": Msg("Jun"),
+          "Jul": Msg("Jul"), "Aug": Msg("Aug"), "Sep": Msg("Sep"), "Oct": Msg("Oct"), "Nov": Msg("Nov"), "Dec": Msg("Dec")}  # fmt: skip
+WEEKDAYS = (Msg("Mon"), "", Msg("Wed"), "", Msg("Fri"), "", "")
 
-WORDS: dict[str, tuple[str, str]] = {
-    "off": ("Streaks are off. Turn them on with: drill config set streaks on", "连续打卡已关闭。打开：drill config set streaks on"),
-    "alive": ("(alive)", "（进行中）"),
-    "current": ("Current streak", "当前连续"),
-    "longest": ("Longest streak", "最长连续"),
-    "practice_days": ("Practice days", "练习天数"),
-    "today": ("Today", "今日"),
-    "goal": ("goal: {goal} questions or 1 whiteboard task", "目标：{goal} 题或 1 道白板题"),
-    "freezes": ("Freezes", "冻结"),
-    "freezes_held": ("{held} of {max} held, {used} used", "持有 {held}/{max} 次，已用 {used} 次"),
-    "days": ("{n} day{s}", "{n} 天"),
-    "streak_line": ("[bold]Streak[/] {days} (longest {longest}, {practice}) · today {progress}",
-                    "[bold]连续打卡[/] {days}（最长 {longest} 天，共练习 {practice_n} 天）· 今日 {progress}"),
-    "practice_day_count": ("{n} practice day{s}", "{n} 个练习日"),
-    "attempts_line": ("[bold]Attempts[/] {n} · accuracy {acc}", "[bold]作答[/] {n} 次 · 正确率 {acc}"),
-    "no_answers": ("No answers yet. Start with: drill quiz", "还没有作答记录。从这里开始：drill quiz"),
-    "weakest": ("Weakest topics", "最薄弱的主题"),
-    "whiteboard": ("Whiteboard", "白板题"),
-    "mistakes": ("Most frequent mistakes", "最常见的错误"),
-    "by_level": ("Accuracy by level", "各级别正确率"),
-    "by_topic": ("Accuracy by topic", "各主题正确率"),
-    "progress": ("Week by week (last {n} weeks, oldest first)", "按周变化（最近 {n} 周，从早到晚）"),
-    "less": ("less", "少"), "more": ("more", "多"), "today_mark": ("today", "今天"), "frozen": ("frozen", "冻结"),
-}
-COLUMNS: dict[str, tuple[str, str]] = {
-    "level": ("level", "级别"), "topic": ("topic", "主题"), "attempts": ("attempts", "作答"), "accuracy": ("accuracy", "正确率"),
-    "avg time": ("avg time", "平均用时"), "avg limit": ("avg limit", "平均限时"), "timed out": ("timed out", "超时"),
-    "drill it": ("drill it", "练习命令"), "task": ("task", "题目"), "runs": ("runs", "次数"), "passed": ("passed", "通过"),
-    "best time": ("best time", "最快用时"), "answers per week": ("answers per week", "每周作答"),
-    "accuracy per week": ("accuracy per week", "每周正确率"), "first → last": ("first → last", "最早 → 最近"), "diagnosis": ("diagnosis", "诊断"), "now due in drill review": ("now due in drill review", "已加入 drill review 的题"),
-}
+WORDS = {
+    "off": Msg("Streaks are off. Turn them on with: drill config set streaks on"),
+    "alive": Msg("(alive)"),
+    "current": Msg("Current streak"),
+    "longest": Msg("Longest streak"),
+    "practice_days": Msg("Practice days"),
+    "today": Msg("Today"),
+    "goal": Msg("goal: {goal} questions or 1 whiteboard task"),
+    "today_value": Msg("{progress} ({goal})"),
+    "freezes": Msg("Freezes"),
+    "freezes_held": Msg("{held} of {max} held, {used} used"),
+    "days": (Msg("{n} day"), Msg("{n} days")),
+    "streak_line": (Msg("[bold]Streak[/] {days} (longest {longest}, {practice} practice day) · today {progress}"),
+                    Msg("[bold]Streak[/] {days} (longest {longest}, {practice} practice days) · today {progress}")),
+    "attempts_line": Msg("[bold]Attempts[/] {n} · accuracy {acc}"),
+    "no_answers": Msg("No answers yet. Start with: drill quiz"),
+    "weakest": Msg("Weakest topics"),
+    "whiteboard": Msg("Whiteboard"),
+    "mistakes": Msg("Most frequent mistakes"),
+    "by_level": Msg("Accuracy by level"),
+    "by_topic": Msg("Accuracy by topic"),
+    "progress": Msg("Week by week (last {n} weeks, oldest first)"),
+    "less": Msg("less"), "more": Msg("more"), "today_mark": Msg("today"), "frozen": Msg("frozen"),
+}  # fmt: skip
+COLUMNS = {
+    "level": Msg("level"), "topic": Msg("topic"), "attempts": Msg("attempts"), "accuracy": Msg("accuracy"),
+    "avg time": Msg("avg time"), "avg limit": Msg("avg limit"), "timed out": Msg("timed out"),
+    "drill it": Msg("drill it"), "task": Msg("task"), "runs": Msg("runs"), "passed": Msg("passed"),
+    "best time": Msg("best time"), "answers per week": Msg("answers per week"),
+    "accuracy per week": Msg("accuracy per week"), "first → last": Msg("first → last"), "diagnosis": Msg("diagnosis"),
+    "now due in drill review": Msg("now due in drill review"),
+}  # fmt: skip
 
 
-def _w(key: str, lang: str, **values) -> str:
-    en, zh = WORDS[key]
-    return (zh if lang == "zh" else en).format(**values)
+def _w(key: str, lang: str, *counts: int, **values) -> str:
+    return text(plural(WORDS[key], *counts), lang, **values)
 
 
 def _col(name: str, lang: str) -> str:
-    return COLUMNS[name][lang == "zh"]
+    return translated(COLUMNS[name], lang)
 
 
 def _days(n: int, lang: str) -> str:
-    return _w("days", lang, n=n, s="s" * (n != 1))
+    return _w("days", lang, n, n=n)
 
 
 def print_streak(rep: streak.Report, as_json: bool, lang: str = "en") -> None:
@@ -79,7 +82,7 @@ def print_streak(rep: streak.Report, as_json: bool, lang: str = "en") -> None:
     out.print(f"[bold]{label['longest']}[/]{_days(s.longest, lang)}")
     out.print(f"[bold]{label['practice_days']}[/]{s.practice_days}")
     goal = _w("goal", lang, goal=rep.settings.daily_goal)
-    out.print(f"[bold]{label['today']}[/]{streak.progress(rep, lang)} ({goal})" if lang != "zh" else f"[bold]{label['today']}[/]{streak.progress(rep, lang)}（{goal}）")
+    out.print(f"[bold]{label['today']}[/]{_w('today_value', lang, progress=streak.progress(rep, lang), goal=goal)}")
     out.print(f"[bold]{label['freezes']}[/]{_w('freezes_held', lang, held=s.freezes, max=streak.MAX_FREEZES, used=len(s.frozen))}")
     out.print()
     print_heatmap(rep, lang=lang)
@@ -94,10 +97,10 @@ def print_heatmap(rep: streak.Report, weeks: int = heatmap.WEEKS, lang: str = "e
     for col, name in heatmap.month_labels(rep.today, weeks):
         pad = 4 + col * width - labels.cell_len
         if pad >= 0:
-            labels.append(" " * pad + (MONTHS_ZH.get(name, name) if lang == "zh" else name))
+            labels.append(" " * pad + translated(MONTHS.get(name, name), lang))
     out.print(labels)
-    for weekday, row in zip(WEEKDAYS[lang if lang == "zh" else "en"], rows):
-        line = Text(f"{weekday:<4}")
+    for weekday, row in zip(WEEKDAYS, rows):
+        line = Text(f"{translated(weekday, lang):<4}")
         for cell in row:
             line.append(_glyph(cell).ljust(width), style=_style(cell))
         out.print(line, no_wrap=True, overflow="crop")
@@ -134,8 +137,7 @@ def print_stats(stats: Stats, as_json: bool, lang: str = "en") -> None:
     rep = stats.report
     if rep.settings.enabled:
         s = rep.streak
-        practice = _w("practice_day_count", lang, n=s.practice_days, s="s" * (s.practice_days != 1))
-        out.print(_w("streak_line", lang, days=_days(s.current, lang), longest=s.longest, practice=practice, practice_n=s.practice_days,
+        out.print(_w("streak_line", lang, s.practice_days, days=_days(s.current, lang), longest=s.longest, practice=s.practice_days,
                      progress=streak.progress(rep, lang)))  # fmt: skip
     out.print(_w("attempts_line", lang, n=stats.attempts, acc=f"{stats.accuracy:.0%}"))
     if not stats.attempts:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from rich.markup import escape
 
+from drill.text.i18n import text
+from drill.text.messages import Msg, translated
+
 CODE_WIDTH = 32
 SHAPE_WIDTH = 18
 CELLS = {  # (allowed, let through) -> (symbol, style)
@@ -17,34 +20,29 @@ CELLS = {  # (allowed, let through) -> (symbol, style)
     (False, True): ("✗", "bold red"),
     (True, False): ("○", "yellow"),
 }
-LEGEND = {
-    "en": "● allowed, used  · masked, blocked  ✗ LEAK: masked, let through  ○ allowed, blocked",
-    "zh": "● 允许且用到  · 屏蔽且挡住  ✗ 泄漏：应屏蔽却漏过  ○ 允许却被挡住",
-}
+LEGEND = Msg("● allowed, used  · masked, blocked  ✗ LEAK: masked, let through  ○ allowed, blocked")
 SHADES = " ░▒▓█"
 TEXT = {
-    "trace": ("trace: your lines, the shapes they make, the reference step they match", "逐行追踪：每行代码产生的形状，以及对上的参考中间量"),
-    "values": ("trace: your lines, the values they bind, the reference step they match", "逐行追踪：每行代码赋的值，以及对上的参考中间量"),
-    "wrong": ("where it goes wrong", "从这里开始出错"),
-    "line": ("line", "第"),
-    "query": ("rows: queries, columns: keys", "行：query，列：key"),
-    "expected": ("expected", "应为"),
-    "theirs": ("yours", "你的"),
-    "shades": ("shades: 0 ' ' ░ ▒ ▓ █ 1", "深浅：0 ' ' ░ ▒ ▓ █ 1"),
-    "red": ("red ▪: yours differs by more than 0.001", "红色 ▪：与应为值相差超过 0.001"),
-    "none": ("no trace for this task yet (it declares no reference steps)", "这道题暂不支持逐行追踪（还没有声明参考中间量）"),
+    "trace": Msg("trace: your lines, the shapes they make, the reference step they match"),
+    "values": Msg("trace: your lines, the values they bind, the reference step they match"),
+    "wrong": Msg("where it goes wrong"),
+    "where": Msg("line {n}: {message}"),
+    "query": Msg("rows: queries, columns: keys"),
+    "expected": Msg("expected"),
+    "theirs": Msg("yours"),
+    "shades": Msg("shades: 0 ' ' ░ ▒ ▓ █ 1"),
+    "red": Msg("red ▪: yours differs by more than 0.001"),
+    "none": Msg("no trace for this task yet (it declares no reference steps)"),
 }
 
 
-def t(key: str, lang: str) -> str:
-    return TEXT[key][lang == "zh"]
+def t(key: str, lang: str, **values: object) -> str:
+    return text(TEXT[key], lang, **values)
 
 
 def where(divergence: dict, lang: str) -> str:
     """"line 7: …" (第 7 行：…) for a diagnosis panel or a compact report."""
-    if lang == "zh":
-        return f"第 {divergence['line']} 行：{message(divergence, lang)}"
-    return f"line {divergence['line']}: {message(divergence, lang)}"
+    return t("where", lang, n=divergence["line"], message=message(divergence, lang))
 
 
 def message(divergence: dict, lang: str) -> str:
@@ -110,7 +108,7 @@ def leak_lines(picture: dict, lang: str) -> list[str]:
             symbol, style = CELLS[(bool(a), bool(g))]
             cells.append(f"[{style}]{symbol:>2}[/]")
         out.append(f"  q{i:<2} " + " ".join(cells))
-    out.append(f"[dim]{LEGEND['zh' if lang == 'zh' else 'en']}[/]")
+    out.append(f"[dim]{translated(LEGEND, lang)}[/]")
     return out
 
 
