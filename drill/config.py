@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from drill.history import store
 from drill.errors import DrillError
 from drill.text.messages import Msg
 from drill.text.lang import LANGS, locale_lang
@@ -87,6 +86,8 @@ def set_value(conn: sqlite3.Connection, key: str, value: str) -> str:
         value = KEYS[key][1](value.strip())
     except ValueError as exc:
         raise DrillError("config {key}: {value!r} {problem}", key=key, value=value, problem=exc.args[0]) from None
+    from drill.history import store  # here: resolving --lang (every screen) needs no store, nor its json
+
     with store.transaction(conn):
         conn.execute("INSERT OR REPLACE INTO config (key, value) VALUES (?, ?)", (key, value))
     return value
