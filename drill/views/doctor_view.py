@@ -57,7 +57,7 @@ def print_sandbox(protections: list[tuple[str, str | None]], lang: str) -> None:
     active = sum(why is None for _, why in protections)
     line("sandbox", word("protections", lang, active=active, total=len(protections)), lang)
     for name, why in protections:
-        state = word("active", lang) if why is None else word("not_available", lang, why=escape(why))
+        state = word("active", lang) if why is None else word("not_available", lang, why=escape(translated(why, lang)))
         out.print("  " + word("protection", lang, protection=translated(PROTECTIONS[name], lang), state=state))
 
 
