@@ -42,9 +42,21 @@ def shown_as_is() -> set[str]:
     return words | set(QUESTION_FIELDS) | set(load_bank(None).questions) | set(load_bank([Path(FIXTURE)]).questions)
 
 
+@functools.cache
+def code_lines() -> tuple[str, ...]:
+    """The lines of every bundled solution and second style (``drill whiteboard --solution`` prints them)."""
+    return tuple({line.strip() for path in TASKS.glob("*/*.py") for line in path.read_text().splitlines() if line.strip()})
+
+
+def is_code(line: str) -> bool:
+    """A line of a bundled solution, whole or wrapped at the screen's edge, in a table cell or on its own."""
+    cells = [c.strip() for c in re.split(r"[│┃]", line) if c.strip()] or [line.strip()]
+    return bool(line.strip()) and all(any(cell in code for code in code_lines()) for cell in cells)
+
+
 def english_left(output: str, home: Path) -> list[str]:
     text = ANSI.sub("", output).replace(str(home), " ").replace(str(ROOT), " ")
-    text = re.sub(r"┏[^\n]*\n┃参考解法.*?\n└[^\n]*", " ", text, flags=re.S)  # the solution's code, shown as written
+    text = "\n".join(line for line in text.splitlines() if not is_code(line))  # the solutions' code, shown as written
     text = re.sub(r"drill(?: [a-z][\w-]*)*|--[\w-]+|[\w./-]*[/.][\w./-]+|\w+(?:[-_]\w+)+|'[^']*'", " ", text)
     allowed = PROPER | shown_as_is()
     return sorted({w for w in english_words(text) if w not in allowed and not re.fullmatch(r"[A-Z]{2,}s?", w)})  # acronyms: GAE, ROC
@@ -110,3 +122,9 @@ def test_every_command_reads_chinese(drill_home):
             if words:
                 left[" ".join(args)] = (words, result.output[-1500:])
     assert left == {}, "\n\n".join(f"{k}: {w}\n{out}" for k, (w, out) in left.items())
+
+
+def test_the_check_finds_english_but_not_code_ids_or_paths(tmp_path):
+    assert english_left("已写入 /tmp/x.json：3 questions", tmp_path) == ["questions"]
+    assert english_left("    shifted = x - x.amax(dim=dim, keepdim=True)", tmp_path) == []  # softmax's solution, shown as written
+    assert english_left("题目 'fx-choice'：level：取值无效 · drill quiz --topic agents · GAE · Softmax", tmp_path) == []
