@@ -1,6 +1,6 @@
 """Messages as ids with named parameters (gettext's convention: the id is the English template), rendered at the edge
-in the user's language from the catalogs ``locale/<lang>/LC_MESSAGES/<domain>.po`` (compiled with Babel): errors in
-the ``messages`` domain (:class:`Msg`), the judge's evidence in the ``evidence`` domain (:class:`Ev`).
+in the user's language from the catalogs ``locale/<lang>/LC_MESSAGES/<domain>.po`` (compiled with Babel): errors and
+screens in the ``messages`` domain (:class:`Msg`), the judge's evidence in the ``evidence`` domain (:class:`Ev`).
 A message is the English text itself (a ``str``), so logs, tests and ``str(exc)`` read it as before; a catalog
 loads only when a message is printed in another language."""
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Iterable
-
 
 NAME = "{name}"  # a value on its own, where a message is wanted
 JOINS = {"; ": "{a}; {b}", ", ": "{a}, {b}"}
