@@ -76,3 +76,16 @@ def test_a_file_that_raises_on_every_call_is_named(name, code):
     errors = [c for c in report.checks if c.status == "error"]
     assert errors and all(c.codes == [code] for c in errors)
     assert [d.code for d in report.diagnosis] == [code]
+
+
+def test_a_list_where_the_contract_wants_a_tensor_is_a_shape_failure_not_drills(tmp_path):
+    """dequantize returning ``.tolist()``: every check that reads its output says so, the gradient check included,
+    which used to meet the list as an AttributeError of its own ("could not check the result")."""
+    path = tmp_path / "deq_list.py"
+    path.write_text("import torch\n\n\ndef quantize_int8(w):\n    scale = w.abs().amax(dim=1, keepdim=True) / 127\n"
+                    "    return torch.clamp(torch.round(w / scale), -127, 127).to(torch.int8), scale\n\n\n"
+                    "def dequantize(q, scale):\n    return (q.float() * scale).tolist()\n")  # fmt: skip
+    report = run_battery(path, task="quantize")
+    gradient = next(c for c in report.checks if c.id == "gradient.dequantize-scale")
+    assert gradient.status == "fail" and gradient.message == "returned list, not a tensor" and gradient.codes == ["wrong-output-shape"]
+    assert not any("could not check" in c.message for c in report.checks)

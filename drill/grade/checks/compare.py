@@ -23,16 +23,22 @@ def unpack(ret):
     else:
         out, weights = ret, None
     if not isinstance(out, torch.Tensor):
-        if isinstance(out, Handle):  # not plain data, kept on the user side
-            raise WrongShape(Ev("returned an object of its own, not a tensor"))
-        raise WrongShape(Ev("returned {type}, not a tensor", type=type(out).__name__))
+        raise not_a_tensor(out)
     return out, weights
+
+
+def not_a_tensor(value) -> WrongShape:
+    if isinstance(value, Handle):  # not plain data, kept on the user side
+        return WrongShape(Ev("returned an object of its own, not a tensor"))
+    return WrongShape(Ev("returned {type}, not a tensor", type=type(value).__name__))
 
 
 OUTPUT = Ev("output")
 
 
 def expect_shape(tensor: torch.Tensor, shape, what: str = OUTPUT) -> None:
+    if not isinstance(tensor, torch.Tensor):  # a list where a tensor belongs: a contract failure, not drill's
+        raise not_a_tensor(tensor)
     if tuple(tensor.shape) != tuple(shape):
         raise WrongShape(Ev("{what} has shape {shape}, expected {expected}", what=what, shape=list(tensor.shape), expected=list(shape)))
 
