@@ -11,7 +11,6 @@ message of a UserCodeError and becomes :class:`OutOfBounds`.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -25,13 +24,6 @@ from drill.grade.kernel_bench import Case
 from drill.grade.remote import UserCodeError
 from drill.grade.user.wire import RowStrided
 from drill.text.messages import Ev
-
-MARK = "raised KernelOutOfBounds: "  # shown as is: what the guard's exception reads as, never shown
-# The guard's words (drill/grade/user/kernel_guard.py), read back into a message: which program, what access, where.
-GUARD_WORDS = re.compile(r"program (?P<program>\(.*?\)) would (?P<kind>load from|store to) (?P<n>\d+) address(?P<plural>es)? outside "
-                         r"the tensors it was given, the first (?:(?P<count>\d+) element\(s\) (?P<side>past the end|before the start) of "
-                         r"|between the elements of )(?P<name>.*?) \(shape (?P<shape>\[[\d, ]*\])\)(?: \(a gap of a strided view\))?")  # fmt: skip
-
 
 class OutOfBounds(Exception):
     """The kernel read or wrote outside its tensors (lanes dropped before they touched memory)."""
@@ -67,33 +59,21 @@ def launch(ctx: Context, *args, fn=None, **kwargs):
     try:
         return ctx.call(fn or ctx.entry, *args, **kwargs)
     except UserCodeError as exc:
-        text = str(exc)
-        if MARK in text:
-            raise OutOfBounds(guard_finding(text.split(MARK, 1)[1].split(" (at ")[0])) from None
+        finding = guard_finding(exc.args[0])
+        if finding is not None:
+            raise OutOfBounds(finding) from None
         raise
 
 
-def guard_finding(words: str) -> Ev:
-    """The guard's sentence (written on the user side, in English) as a message: which program, what access, where."""
-    found = GUARD_WORDS.fullmatch(words)
-    if not found:
-        return Ev("{name}", name=words)  # not the guard's usual words: shown as it wrote them
-    name, shape, n, program, side = found["name"], found["shape"], int(found["n"]), found["program"], found["side"] or ""
-    if side.startswith("past"):
-        where = Ev("{n} element(s) past the end of {name} (shape {shape})", n=int(found["count"]), name=name, shape=shape)
-    elif side:
-        where = Ev("{n} element(s) before the start of {name} (shape {shape})", n=int(found["count"]), name=name, shape=shape)
-    else:
-        where = Ev("between the elements of {name} (shape {shape}) (a gap of a strided view)", name=name, shape=shape)
-    if found["kind"].startswith("load"):
-        return (Ev("program {program} would load from {n} addresses outside the tensors it was given, the first {where}",
-                   program=program, n=n, where=where) if found["plural"] else
-                Ev("program {program} would load from {n} address outside the tensors it was given, the first {where}",
-                   program=program, n=n, where=where))  # fmt: skip
-    return (Ev("program {program} would store to {n} addresses outside the tensors it was given, the first {where}",
-               program=program, n=n, where=where) if found["plural"] else
-            Ev("program {program} would store to {n} address outside the tensors it was given, the first {where}",
-               program=program, n=n, where=where))  # fmt: skip
+def guard_finding(message) -> Ev | None:
+    """The finding of the guard (drill/grade/user/kernel_guard.py) in the user side's message, which arrives as data:
+    ``raised KernelOutOfBounds: <which program, what access, where> (at <the user's lines>)``; None for any other."""
+    if isinstance(message, Ev) and message.msgid == "{what} (at {where})":
+        message = message.params["what"]
+    if isinstance(message, Ev) and message.msgid == "raised {type}: {text}" and message.params["type"] == "KernelOutOfBounds":
+        text = message.params["text"]
+        return text if isinstance(text, Ev) else Ev("{name}", name=text)
+    return None
 
 
 def guarded(check):
