@@ -28,7 +28,7 @@ FAMILIES = [  # (task, file, check id, the Chinese as the house style writes it:
     ("sdpa", "sdpa/mutants/scale-missing__1.py", "numerical.seed0", rf"输出：最大误差 {NUM}，位于 \[[\d, ]+\]（允许 {NUM}）"),
     ("sdpa", "sdpa/mutants/scale-missing__1.py", "numerical.mask-forms", rf"不带掩码时的输出：最大误差 {NUM}，位于 \[[\d, ]+\]（允许 {NUM}）"),
     ("sdpa", "sdpa/mutants/mask-inverted__1.py", "mask-leak.future", r"加了因果掩码，未来的位置 \d+ 一变，位置 \d+ 也跟着变了"),
-    ("softmax", "softmax/solution.py", "rules.builtins", r"没有调用 torch 自带的 ?`softmax`"),
+    ("softmax", "softmax/solution.py", "rules.builtins", r"没有调用 torch 自带的实现：`softmax`"),
     ("sdpa", "sdpa/mutants/uses-builtin__1.py", "rules.builtins", r"调用了 `F\.scaled_dot_product_attention`"),
 ]
 # fmt: on
