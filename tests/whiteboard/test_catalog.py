@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 from datetime import datetime, timezone
 
@@ -30,6 +31,22 @@ def test_catalog_lists_every_task_with_three_bilingual_hints():
         assert e.level in ("L1", "L2", "L3") and set(e.title) == {"en", "zh"}
         assert all(set(h) == {"en", "zh"} for h in e.hints)
         assert "raise NotImplementedError" in e.template.read_text()
+
+
+def test_titles_hints_and_diagnoses_are_written_in_both_languages():
+    """A task's texts are content written side by side in both languages (task.yaml, codes.yaml): the Chinese holds
+    Chinese, or is the same code as the English (a hint or a fix that is only code: code is not translated, and its
+    semicolons stay the ones Python reads)."""
+    from drill.diagnosis_codes import all_codes
+
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    pairs = [(f"{e.id} title", e.title["en"], e.title["zh"]) for e in catalog.load().values()]
+    pairs += [(f"{e.id} hint {i + 1}", h["en"], h["zh"]) for e in catalog.load().values() for i, h in enumerate(e.hints)]
+    pairs += [(name, *texts) for name, code in all_codes().items()
+              for texts in ((code.message, code.message_zh), (code.fix, code.fix_zh))]  # fmt: skip
+    assert len(pairs) > 700
+    assert [where for where, en, zh in pairs if not en.strip() or cjk.search(en)] == []
+    assert [(where, zh) for where, en, zh in pairs if not cjk.search(zh) and zh != en] == []
 
 
 def test_catalog_refuses_another_format_version(tmp_path):
