@@ -12,9 +12,10 @@ from pathlib import Path
 PHRASE = re.compile(r"[A-Za-z]{2,}[ ,:;]+[A-Za-z]")  # two words in a row: a phrase of English
 MESSAGE_CALLS = {"Ev", "Msg", "DrillError", "StorageError"}  # their first argument is a message id
 DEVELOPER_ERRORS = {"InternalError", "ValueError", "TypeError", "KeyError", "RuntimeError", "AssertionError",
-                    "NotImplementedError", "WireError", "LookupError", "AttributeError"}  # fmt: skip - drill's own faults, for --debug
+                    "NotImplementedError", "WireError", "LookupError", "AttributeError", "NoTrace"}  # fmt: skip - drill's own faults, for --debug
 TEXT_TOOLS = {"compile", "search", "match", "fullmatch", "sub", "findall", "finditer", "split", "filterwarnings",
-              "simplefilter"}  # fmt: skip - patterns that read other programs' text
+              "simplefilter", "einsum"}  # fmt: skip - patterns that read other programs' text
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 SHOWN_AS_IS = "# shown as is"  # a line's text is no sentence: a proper noun, a code name with spaces, a key never shown
 
 
@@ -52,6 +53,21 @@ def english(path: Path) -> list[tuple[int, str]]:
             if not any(SHOWN_AS_IS in lines[n - 1] for n in range(node.lineno, (node.end_lineno or node.lineno) + 1)):
                 found.append((node.lineno, node.value))
     return sorted(found)
+
+
+def chinese(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of each string in ``path`` that holds Chinese, outside docstrings and ``# shown as is`` lines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docstrings.add(id(body[0].value))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return sorted((node.lineno, node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                  and CJK.search(node.value) and SHOWN_AS_IS not in lines[node.lineno - 1])  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from drill.grade.checks.compare import LEAK_THRESHOLD
+from drill.text.messages import Ev
 
 MAX_T = 12
 
@@ -33,9 +34,9 @@ def through(call, x: torch.Tensor, rows, *, axis: int = 1, others=()) -> torch.T
     return torch.stack(found, dim=-1)
 
 
-def picture(title: str, title_zh: str, allowed: torch.Tensor, let_through: torch.Tensor) -> dict:
+def picture(title: Ev, allowed: torch.Tensor, let_through: torch.Tensor) -> dict:
     """One [Tq, Tk] picture (cut to MAX_T a side)."""
-    return {"kind": "leak", "title": title, "title_zh": title_zh, "allowed": allowed[:MAX_T, :MAX_T].tolist(),
+    return {"kind": "leak", "title": title, "allowed": allowed[:MAX_T, :MAX_T].tolist(),
             "through": let_through[:MAX_T, :MAX_T].tolist()}  # fmt: skip
 
 

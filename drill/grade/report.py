@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 from drill.text.messages import Msg, translated
 
+ROW_WORDS, DIVERGENCE_WORDS, PICTURE_WORDS = ("match",), ("expected", "message", "input"), ("title",)  # Ev, str or None
 CATEGORIES = ("shape", "mask-leak", "numerical", "stability", "gradient", "rules", "robustness")
 STATUSES = ("pass", "fail", "warn", "skip", "error")
 FAILING = frozenset({"fail", "error"})
@@ -88,26 +89,29 @@ class Report:
         return bool(self.checks) and not any(c.status in FAILING for c in self.checks)
 
     def to_dict(self) -> dict:
-        """The documented ``--json`` object."""
+        """The documented ``--json`` object: the trace's words in both languages, and as id and values."""
+        return self._data([c.to_dict() for c in self.checks], rendered=True)
+
+    def to_wire(self) -> dict:
+        """Like :meth:`to_dict`, with the per-check codes the parent needs to rebuild the report, and words as id and
+        values only: the CLI renders them."""
+        return self._data([{**c.to_wire(), "codes": c.codes} for c in self.checks], rendered=False)
+
+    def _data(self, checks: list[dict], *, rendered: bool) -> dict:
+        divergence = _words_out(self.first_divergence, DIVERGENCE_WORDS, rendered)
         return {
             "task": self.task,
             "device": self.device,
             "passed": self.passed,
-            "checks": [c.to_dict() for c in self.checks],
+            "checks": checks,
             "diagnosis": [d.to_dict() for d in self.diagnosis],
             **({"candidates": [d.to_dict() for d in self.candidates]} if self.candidates else {}),
             "duration_s": round(self.duration_s, 3),
             **({"seed": self.seed} if self.seed is not None else {}),
-            **({"trace": self.trace} if self.trace is not None else {}),
-            **({"first_divergence": self.first_divergence} if self.trace is not None or self.first_divergence else {}),
-            **({"pictures": self.pictures} if self.pictures else {}),
+            **({"trace": [_words_out(r, ROW_WORDS, rendered) for r in self.trace]} if self.trace is not None else {}),
+            **({"first_divergence": divergence} if self.trace is not None or self.first_divergence else {}),
+            **({"pictures": [_words_out(p, PICTURE_WORDS, rendered) for p in self.pictures]} if self.pictures else {}),
         }
-
-    def to_wire(self) -> dict:
-        """Like :meth:`to_dict`, plus the per-check codes the parent needs to rebuild the report."""
-        data = self.to_dict()
-        data["checks"] = [{**c.to_wire(), "codes": c.codes} for c in self.checks]
-        return data
 
     @classmethod
     def from_wire(cls, data: dict) -> Report:
@@ -128,11 +132,38 @@ class Report:
             diagnosis=[Diagnosis.from_dict(d) for d in data["diagnosis"]],
             candidates=[Diagnosis.from_dict(d) for d in data.get("candidates", [])],
             duration_s=float(duration),
-            trace=trace,
-            first_divergence=divergence,
-            pictures=list(pictures),
+            trace=None if trace is None else [_words_in(r, ROW_WORDS) for r in trace],
+            first_divergence=None if divergence is None else _words_in(divergence, DIVERGENCE_WORDS),
+            pictures=[_words_in(p, PICTURE_WORDS) for p in pictures],
             seed=seed,
         )
+
+
+def _words_out(item: dict | None, words: tuple[str, ...], rendered: bool) -> dict | None:
+    """A trace row, divergence or picture for JSON: each word as its English and its id and values (``word_evidence``),
+    and with ``rendered`` also in Chinese (``word_zh``)."""
+    if item is None:
+        return None
+    out = dict(item)
+    for key in words:
+        if key not in item:
+            continue
+        value = item[key]
+        out[key] = None if value is None else str(value)
+        if isinstance(value, Msg):
+            out[f"{key}_evidence"] = value.to_wire()
+        if rendered:
+            out[f"{key}_zh"] = None if value is None else translated(value, "zh")
+    return out
+
+
+def _words_in(item: dict, words: tuple[str, ...]) -> dict:
+    """The words of :func:`_words_out` as messages again (rendered by the views in the user's language)."""
+    out = {k: v for k, v in item.items() if k not in {f"{w}{end}" for w in words for end in ("_evidence", "_zh")}}
+    for key in words:
+        if isinstance(item.get(f"{key}_evidence"), dict):
+            out[key] = Msg.from_wire(item[f"{key}_evidence"])
+    return out
 
 
 def _text(value) -> bool:

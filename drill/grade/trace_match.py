@@ -15,19 +15,19 @@ import re
 from dataclasses import dataclass, field
 from itertools import permutations
 from types import SimpleNamespace
-from typing import NamedTuple
 
 import torch
 
 from drill.grade.tolerance import judge
 from drill.grade.user.spy import builtin_name
+from drill.text.messages import Ev
 
 MASKED = -1e4  # a user's fill at or below this, where the reference has -inf, is a mask too (-1e9, finfo.min)
 SCALING = {"div", "mul", "__truediv__", "__mul__", "__rmul__", "true_divide", "multiply", "divide", "div_", "mul_"}
 CONSTRUCTORS = {"zeros_like", "ones_like", "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_full"}
 LOOKAHEAD = 3  # intermediates after the last matched input that a diverging step may have meant
-PAIRS = ("(query, key) pairs", "个 (query, key) 对")  # what an attention task's masked entries are
-ENTRIES = ("entries", "个元素")
+PAIRS = Ev("(query, key) pairs")  # what an attention task's masked entries are
+ENTRIES = Ev("entries")
 
 
 @dataclass
@@ -41,15 +41,14 @@ class Case:
     kwargs: dict = field(default_factory=dict)
     exact: bool = False
     all_data: bool = False  # integer inputs carry data too (rope's positions), not only floating ones
-    factors: list[tuple[float, str, str]] = field(default_factory=list)  # (yours / expected, what it means, in Chinese)
+    factors: list[tuple[float, Ev]] = field(default_factory=list)  # (yours / expected, what it means)
     table: bool = False  # the call takes no tensors (sinusoidal): what arange/zeros make plays the inputs' part
     integers: bool = False  # integer steps made from the inputs carry data too (quantize's q), compared exactly; bools stay aux
     returned: tuple[str, ...] = ()  # the steps a tuple-returning call gives back (dQ, dK, dV): used, though no op reads them
-    zh: dict[str, str] = field(default_factory=dict)  # Chinese for the step names that are words, not code ("k chunk 1")
-    unit: tuple[str, str] = ENTRIES  # what one masked entry is, in messages: PAIRS for attention
+    unit: Ev = ENTRIES  # what one masked entry is, in messages: PAIRS for attention
     removing: tuple[str, ...] = ()  # the bool steps whose True means removed (masked_fill's mask), not allowed
     updates: tuple[int, ...] = ()  # the call inputs (in the order sent) the contract updates in place (adamw's param, m, v)
-    label: tuple[str, str] | None = None  # a stress input: what is special about it (en, zh), shown with its divergence
+    label: Ev | None = None  # a stress input: what is special about it, shown with its divergence
 
 
 def _groups(fine, coarse) -> bool:
@@ -156,96 +155,82 @@ def _is_block(user: torch.Tensor, expected: torch.Tensor) -> bool:
     return any(_same_mass(u, block) and _close(u, block) for block in blocks)
 
 
-class Said(NamedTuple):
-    """One finding in both languages; ``scale`` when it is "yours is r × the expected"."""
-
-    en: str
-    zh: str
-    scale: bool = False
-
-
-def _joined(parts: list[Said]) -> Said:
-    return Said("; ".join(p.en for p in parts), "；".join(p.zh for p in parts))
-
-
-def _values(n: int) -> str:
-    return "1 value is" if n == 1 else f"{n} values are"
-
-
-def differs(user: torch.Tensor, expected: torch.Tensor, case: Case, step: str | None = None) -> Said:
+def differs(user: torch.Tensor, expected: torch.Tensor, case: Case, step: str | None = None) -> Ev:
     """How ``user`` differs from the ``step`` named ``expected`` (same shape after :func:`views`), in a few words."""
-    unit, unit_zh = case.unit
+    unit = case.unit
     candidates = views(expected, user.shape) if user.numel() == expected.numel() else []
     if not candidates:
-        return Said(f"yours has shape {list(user.shape)}, the expected {list(expected.shape)}",
-                    f"你的形状是 {list(user.shape)}，应为 {list(expected.shape)}")  # fmt: skip
+        return Ev("yours has shape {yours}, the expected {expected}", yours=list(user.shape), expected=list(expected.shape))
     if expected.dtype == torch.bool:
         exp = candidates[0]
         if user.dtype != torch.bool and torch.equal(user.double(), exp.double()):
-            dtype = str(user.dtype).removeprefix("torch.")
-            return Said(f"the right values as {dtype}, not bool", f"值是对的，但类型是 {dtype}，应为 bool")
+            return Ev("the right values as {dtype}, not bool", dtype=str(user.dtype).removeprefix("torch."))
         extra, missing = int(((user != 0) & ~exp).sum()), int(((user == 0) & exp).sum())
         if step in case.removing:  # True: removed
-            return _joined([Said(f"{extra} {unit} removed that the contract keeps", f"有 {extra} {unit_zh}本应保留，却被删掉")] * bool(extra)
-                           + [Said(f"{missing} {unit} kept that the contract removes", f"有 {missing} {unit_zh}本应删掉，却被保留")] * bool(missing))  # fmt: skip
-        return _joined([Said(f"{extra} {unit} allowed that the contract masks", f"有 {extra} {unit_zh}本应屏蔽，却被允许")] * bool(extra)
-                       + [Said(f"{missing} {unit} masked that the contract allows", f"有 {missing} {unit_zh}本应允许，却被屏蔽")] * bool(missing))  # fmt: skip
+            return Ev.seq([Ev("{n} {unit} removed that the contract keeps", n=extra, unit=unit)] * bool(extra)
+                          + [Ev("{n} {unit} kept that the contract removes", n=missing, unit=unit)] * bool(missing))  # fmt: skip
+        return Ev.seq([Ev("{n} {unit} allowed that the contract masks", n=extra, unit=unit)] * bool(extra)
+                      + [Ev("{n} {unit} masked that the contract allows", n=missing, unit=unit)] * bool(missing))  # fmt: skip
     user, candidates = user.double(), [c.double() for c in candidates]
     exp = min(candidates, key=lambda e: _distance(user, e))
     if exp.dim() >= 2 and exp.shape[-1] == exp.shape[-2] and _close(user, exp.transpose(-2, -1)):
         if case.unit == PAIRS:
-            return Said("yours is the expected transposed: queries and keys swapped", "你的结果是应为值的转置：query 和 key 弄反了")
-        return Said("yours is the expected transposed", "你的结果是应为值的转置")
+            return Ev("yours is the expected transposed: queries and keys swapped")
+        return Ev("yours is the expected transposed")
     if exp.dim() and exp.shape[-1] > 1 and _close(user, exp.flip(-1)):
-        return Said("yours is the expected reversed along the last dim (an ascending sort where descending was meant?)",
-                    "你的是应为值沿最后一维倒过来的结果（该降序排序的地方用了升序？）")  # fmt: skip
+        return Ev("yours is the expected reversed along the last dim (an ascending sort where descending was meant?)")
     blown = ~torch.isfinite(user) & torch.isfinite(exp) & ~(user <= MASKED)
     if blown.any():
         n = int(blown.sum())
-        return Said(f"{_values(n)} inf or NaN where the expected is finite: the computation overflows here",
-                    f"有 {n} 个值是 inf 或 NaN，应为有限值：这一步数值溢出了")  # fmt: skip
+        if n == 1:
+            return Ev("1 value is inf or NaN where the expected is finite: the computation overflows here")
+        return Ev("{n} values are inf or NaN where the expected is finite: the computation overflows here", n=n)
     neg_e, neg_u = exp == float("-inf"), user <= MASKED
     if not neg_e.any() and (user == float("-inf")).any():  # no mask here: a -inf is a log of 0
         n = int((user == float("-inf")).sum())
-        return Said(f"{_values(n)} -inf where the expected is finite: a log of 0 (it underflows here)",
-                    f"有 {n} 个值是 -inf，应为有限值：对 0 取了 log（这一步数值下溢了）")  # fmt: skip
+        if n == 1:
+            return Ev("1 value is -inf where the expected is finite: a log of 0 (it underflows here)")
+        return Ev("{n} values are -inf where the expected is finite: a log of 0 (it underflows here)", n=n)
     if (neg_e != neg_u).any():
         missing, extra = int((neg_e & ~neg_u).sum()), int((neg_u & ~neg_e).sum())
-        return _joined([Said(f"{missing} masked {unit} are not masked in yours", f"有 {missing} {unit_zh}应被屏蔽，你的没有屏蔽")] * bool(missing)
-                       + [Said(f"{extra} allowed {unit} are masked in yours", f"有 {extra} {unit_zh}应保留，你的却屏蔽了")] * bool(extra))  # fmt: skip
+        return Ev.seq([Ev("{n} masked {unit} are not masked in yours", n=missing, unit=unit)] * bool(missing)
+                      + [Ev("{n} allowed {unit} are masked in yours", n=extra, unit=unit)] * bool(extra))  # fmt: skip
     if exp.dim() >= 2 and torch.isfinite(exp).all() and torch.allclose(exp.sum(-1), torch.ones((), dtype=exp.dtype)):
         for dim in range(user.dim() - 1):
             sums = user.sum(dim)
             finite = torch.isfinite(sums)
             if finite.any() and torch.allclose(sums[finite], torch.ones((), dtype=user.dtype)):
-                last = "the last dim (keys)" if case.unit == PAIRS else "the last dim"
-                last_zh = "最后一维（key）" if case.unit == PAIRS else "最后一维"
-                return Said(f"yours sums to 1 over dim {dim - user.dim()}, the expected over {last}",
-                            f"你的在第 {dim - user.dim()} 维上和为 1，应在{last_zh}上和为 1")  # fmt: skip
+                if case.unit == PAIRS:
+                    return Ev("yours sums to 1 over dim {dim}, the expected over the last dim (keys)", dim=dim - user.dim())
+                return Ev("yours sums to 1 over dim {dim}, the expected over the last dim", dim=dim - user.dim())
         zero_e, zero_u = exp == 0, user.abs() < 1e-12
         if (exp >= 0).all() and (zero_e & ~zero_u).any():
-            n = int((zero_e & ~zero_u).sum())
-            return Said(f"{n} {unit} the mask removes get weight in yours", f"有 {n} {unit_zh}应被掩码去掉，你的却分到了权重")
+            return Ev("{n} {unit} the mask removes get weight in yours", n=int((zero_e & ~zero_u).sum()), unit=unit)
     finite = torch.isfinite(exp) & torch.isfinite(user) & (exp.abs() > 1e-9)
     if finite.any():
         ratio = (user[finite] / exp[finite]).median().item()
-        meaning = next(((en, zh) for f, en, zh in case.factors if math.isclose(ratio, f, rel_tol=1e-6)), None)
+        meaning = next((said for f, said in case.factors if math.isclose(ratio, f, rel_tol=1e-6)), None)
         several = int(finite.sum()) > 1  # one number is a multiple, and an offset, of any other: only a known factor says more
         if abs(ratio - 1) > 1e-6 and ratio != 0 and (several or meaning) and _close(user[finite], ratio * exp[finite]):
-            return Said(f"yours is {ratio:.4g} × the expected" + (f": {meaning[0]}" if meaning else ""),
-                        f"你的是应为值的 {ratio:.4g} 倍" + (f"：{meaning[1]}" if meaning else ""), scale=True)  # fmt: skip
+            if meaning:
+                return Ev("yours is {ratio:.4g} × the expected: {meaning}", ratio=ratio, meaning=meaning)
+            return Ev("yours is {ratio:.4g} × the expected", ratio=ratio)
         shift = (user[finite] - exp[finite]).median().item()
         if abs(shift) > 1e-9 and several and _close(user[finite], exp[finite] + shift):
-            more = "多" if shift > 0 else "少"
-            return Said(f"yours is the expected {shift:+.4g} everywhere: an offset",
-                        f"你的处处比应为值{more} {abs(shift):.4g}：整体偏移了")  # fmt: skip
+            if shift > 0:
+                return Ev("yours is the expected +{size:.4g} everywhere: an offset", size=shift)
+            return Ev("yours is the expected -{size:.4g} everywhere: an offset", size=-shift)
     if torch.isfinite(exp).all() and _close(user.reshape(-1).sort().values, exp.reshape(-1).sort().values):
-        return Said("the same numbers in another arrangement: a view or reshape where a transpose was needed",
-                    "数都对，但排列不对：该用 transpose 的地方用了 view 或 reshape")  # fmt: skip
+        return Ev("the same numbers in another arrangement: a view or reshape where a transpose was needed")
     diff = (user - exp).abs().nan_to_num(nan=float("inf"))
     where = [int(i) for i in (diff == diff.max()).nonzero()[0]]
-    big, mine, want = f"{diff.max().item():.3g}", f"{user[tuple(where)].item():.4g}", f"{exp[tuple(where)].item():.4g}"
-    return Said(f"max difference {big} at {where}: yours {mine}, expected {want}", f"最大差 {big}，在 {where}：你的 {mine}，应为 {want}")
+    return Ev("max difference {big:.3g} at {where}: yours {mine:.4g}, expected {want:.4g}", big=diff.max().item(), where=where,
+              mine=user[tuple(where)].item(), want=exp[tuple(where)].item())  # fmt: skip
+
+
+def scaled(how: Ev) -> bool:
+    """The finding is "yours is r × the expected" (the only ones with a ratio)."""
+    return "ratio" in how.params
 
 
 def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: list[bool],
@@ -299,26 +284,23 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
             status = "none"
         name = names[matched[i]] if matched[i] is not None else None
         rows.append({"line": r["line"], "code": code(r["line"]), "op": r["op"], "shape": r["shape"], "dtype": r["dtype"],
-                     "match": name, "match_zh": case.zh.get(name, name), "status": status})  # fmt: skip
+                     "match": name, "status": status})  # fmt: skip
 
-    def diverge(i: int, expected: str | None, said: Said) -> dict:
+    def diverge(i: int, expected: str | None, said: Ev) -> dict:
         rows[i]["status"] = "diverges"
-        return {"line": records[i]["line"], "code": code(records[i]["line"]), "expected": expected,
-                "expected_zh": case.zh.get(expected, expected), "message": said.en, "message_zh": said.zh}  # fmt: skip
+        return {"line": records[i]["line"], "code": code(records[i]["line"]), "expected": expected, "message": said}
 
-    def named(step: str) -> tuple[str, str]:
-        return f"`{step}`", f"`{case.zh.get(step, step)}`"
+    def named(step: str) -> Ev:
+        return Ev("`{step}`", step=step)
 
     for i, r in enumerate(records):
         builtin = builtin_name(SimpleNamespace(__name__=r["op"])) or forbidden.get(r["op"].split(".")[0])
         if builtin:
-            return rows, diverge(i, None, Said(f"calls torch's builtin `{builtin}`", f"调用了 torch 的内置实现 `{builtin}`"))
+            return rows, diverge(i, None, Ev("calls torch's builtin `{builtin}`", builtin=builtin))
         if r["mutates"] >= 0 and r["mutates"] not in case.updates:
             if r["op"] == "__setitem__":
-                return rows, diverge(i, None, Said("assigns into an input (`x[...] = ...`): the caller's tensor is modified",
-                                                   "对输入做了切片赋值（`x[...] = ...`）：调用方的张量被改掉了"))  # fmt: skip
-            return rows, diverge(i, None, Said(f"`{r['op']}` changes an input in place: the caller's tensor is modified",
-                                               f"`{r['op']}` 原地修改了输入：调用方的张量被改掉了"))  # fmt: skip
+                return rows, diverge(i, None, Ev("assigns into an input (`x[...] = ...`): the caller's tensor is modified"))
+            return rows, diverge(i, None, Ev("`{op}` changes an input in place: the caller's tensor is modified", op=r["op"]))
     for i, r in enumerate(records):
         if rows[i]["status"] != "none" or const[i]:
             continue
@@ -332,34 +314,27 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
         if not fitting:
             sources = sorted({names[best[j]] for j in r["inputs"] if j >= 0 and best[j] >= 0} | (
                 {names[0]} if any(j < 0 for j in r["inputs"]) else set()))
-            made = [named(n) for n in sources]
-            return rows, diverge(i, None, Said(f"no step of the reference has this value (shape {r['shape']}), made from "
-                                               + ", ".join(en for en, _ in made),
-                                               f"参考实现里没有哪一步得到这个值（形状 {r['shape']}），它由 "
-                                               + "、".join(zh for _, zh in made) + " 算出"))  # fmt: skip
+            made = Ev.seq([named(n) for n in sources], "list")
+            return rows, diverge(i, None, Ev("no step of the reference has this value (shape {shape}), made from {made}",
+                                             shape=r["shape"], made=made))  # fmt: skip
         ahead, distances = [item for item, _ in fitting], [d for _, d in fitting]
         name, expected = ahead[min(range(len(ahead)), key=lambda a: (distances[a], -a))]
         dead = next((j for j in range(i) if matched[j] is not None and matched[j] > inherited and not users[j]
                      and data[j] and names[matched[j]] not in case.returned), None)  # fmt: skip
         if dead is not None:
-            step, step_zh = named(names[matched[dead]])
-            return rows, diverge(dead, names[matched[dead]], Said(
-                f"computes {step}, but its result is never used (an out-of-place op such as masked_fill returns a new tensor)",
-                f"算出了 {step_zh}，但结果没有被用到（masked_fill 这类非原地操作返回的是新张量）"))  # fmt: skip
+            return rows, diverge(dead, names[matched[dead]], Ev(
+                "computes {step}, but its result is never used (an out-of-place op such as masked_fill returns a new tensor)",
+                step=named(names[matched[dead]])))  # fmt: skip
         how = differs(r["tensor"], expected, case, name)
-        step, step_zh = named(name)
-        message = Said(f"{step} expected here: {how.en}", f"这里应为 {step_zh}：{how.zh}")
+        message = Ev("{step} expected here: {how}", step=named(name), how=how)
         origin = _mask_origin(records, data, i, expected)
         if origin is not None:
-            return rows, diverge(origin, name, Said(f"the mask built here is not the contract's: {message.en}",
-                                                    f"这里构造的掩码与约定不符：{message.zh}"))  # fmt: skip
-        if how.scale and r["op"] not in SCALING:  # a scale left out: it belonged upstream
+            return rows, diverge(origin, name, Ev("the mask built here is not the contract's: {message}", message=message))
+        if scaled(how) and r["op"] not in SCALING:  # a scale left out: it belonged upstream
             source = max((j for j in r["inputs"] if j >= 0 and matched[j] is not None), default=None)
             if source is not None and records[source]["line"] != r["line"] and records[source]["shape"] == r["shape"]:
                 after = names[min(matched[source] + 1, len(names) - 1)]
-                step, step_zh = named(after)
-                return rows, diverge(source, after, Said(f"{step} expected after this line: {how.en}",
-                                                         f"这一行之后应得到 {step_zh}：{how.zh}"))  # fmt: skip
+                return rows, diverge(source, after, Ev("{step} expected after this line: {how}", step=named(after), how=how))
         return rows, diverge(i, name, message)
     if not finished:
         return rows, None
@@ -369,16 +344,14 @@ def analyse(records: list[dict], case: Case, result, lines: list[str], leaves: l
     last = next((i for i in reversed(range(n)) if data[i]), None)
     if isinstance(result, torch.Tensor) and last is not None and result.shape != final.shape:
         shapes = list(result.shape), list(final.shape)
-        return rows, diverge(last, case.output, Said(f"returns shape {shapes[0]}; the contract's output is {shapes[1]}",
-                                                     f"返回的形状是 {shapes[0]}，约定的输出是 {shapes[1]}"))  # fmt: skip
+        return rows, diverge(last, case.output, Ev("returns shape {yours}; the contract's output is {expected}",
+                                                   yours=shapes[0], expected=shapes[1]))  # fmt: skip
     if isinstance(result, torch.Tensor) and result.is_floating_point() and last is not None and not matches(result, final):
         got = names[matched[last]] if matched[last] is not None else None
-        out, out_zh = named(case.output)
         if got and got != case.output:
-            what = Said(f"the returned value is {named(got)[0]}, not {out}", f"返回的是 {named(got)[1]}，不是 {out_zh}")
+            what = Ev("the returned value is {got}, not {output}", got=named(got), output=named(case.output))
         else:
-            how = differs(result, final, case, case.output)
-            what = Said(f"{out} expected here: {how.en}", f"这里应为 {out_zh}：{how.zh}")
+            what = Ev("{step} expected here: {how}", step=named(case.output), how=differs(result, final, case, case.output))
         return rows, diverge(last, case.output, what)
     return rows, None
 
@@ -434,5 +407,10 @@ def crash(message: str, name: str, lines: list[str]) -> dict | None:
     code = lines[line - 1].strip()[:120] if 0 < line <= len(lines) else ""
     text = message.split(" (at ")[0][:300]
     raised = re.match(r"raised (\w+)(?:: |$)", text)  # Python's own message stays as Python wrote it
-    zh = f"这里抛出了 {raised[1]}" + (f"：{text[raised.end():]}" if text[raised.end():] else "") if raised else f"这里抛出了异常：{text}"
-    return {"line": line, "code": code, "expected": None, "message": text, "message_zh": zh}
+    if raised is None:
+        said = Ev("{error}", error=text)
+    elif text[raised.end():]:
+        said = Ev("raised {exception}: {error}", exception=raised[1], error=text[raised.end():])
+    else:
+        said = Ev("raised {exception}", exception=raised[1])
+    return {"line": line, "code": code, "expected": None, "message": said}

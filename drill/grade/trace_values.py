@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from drill.grade.trace_match import Said, crash
+from drill.grade.trace_match import crash
+from drill.text.messages import Ev
 
 NEAR = 0.5  # the share of elements in place for a value to be a near miss of a step
 SHOWN = 18  # characters of a row's value (drill.views.trace_view.SHAPE_WIDTH)
@@ -69,8 +70,7 @@ class ValueCase:
     intermediates: list[tuple[str, object]]
     output: str = "output"  # the intermediate the returned value must be
     kwargs: dict = field(default_factory=dict)
-    zh: dict[str, str] = field(default_factory=dict)  # Chinese for step names that are words
-    label: tuple[str, str] | None = None  # which call this is (en, zh), said with its divergence: "at step 37"
+    label: Ev | None = None  # which call this is, said with its divergence: "at step 37"
     rel: float = 1e-9  # numbers: Python floats are float64, an exact formula differs by rounding only
 
 
@@ -329,42 +329,42 @@ def type_name(v) -> str:
     return type(v).__name__
 
 
-def differs(u, r, rel: float) -> Said:
+def differs(u, r, rel: float) -> Ev:
     """How ``u`` differs from ``r``, in a few words."""
     while isinstance(r, Either):
         r = min(r.forms, key=lambda f: distance(u, f, rel))
     if isinstance(r, Unordered) and _items(u) is not None:
         extra = next((x for x in _items(u) if not any(equal(x, y, rel) for y in r.items)), None)
         if extra is not None:
-            return Said(f"yours holds {short(extra)}, which the expected has not: yours {short(u)}, expected {short(r.items)}",
-                        f"你的包含 {short(extra)}，应为的没有：你的 {short(u)}，应为 {short(r.items)}")  # fmt: skip
-        return Said(f"yours has {len(_items(u))} items, the expected {len(r.items)}: yours {short(u)}, expected {short(r.items)}",
-                    f"你的有 {len(_items(u))} 项，应为 {len(r.items)} 项：你的 {short(u)}，应为 {short(r.items)}")  # fmt: skip
+            return Ev("yours holds {extra}, which the expected has not: yours {yours}, expected {expected}",
+                      extra=short(extra), yours=short(u), expected=short(r.items))  # fmt: skip
+        return Ev("yours has {n} items, the expected {m}: yours {yours}, expected {expected}",
+                  n=len(_items(u)), m=len(r.items), yours=short(u), expected=short(r.items))  # fmt: skip
     if _number(u) and _number(r):
-        return Said(f"yours is {short(u)}, expected {short(r)}", f"你的是 {short(u)}，应为 {short(r)}")
+        return Ev("yours is {yours}, expected {expected}", yours=short(u), expected=short(r))
     a, b = _items(u), _items(r)
     if a is not None and b is not None:
         at = next((i for i, (x, y) in enumerate(zip(a, b)) if not equal(x, y, rel)), None)
         mine, want = short(u), short(r)
         if at is None:
-            return Said(f"yours has {len(a)} items, the expected {len(b)}: yours {mine}, expected {want}",
-                        f"你的有 {len(a)} 项，应为 {len(b)} 项：你的 {mine}，应为 {want}")  # fmt: skip
-        return Said(f"item {at} is {short(a[at])} where {short(b[at])} is expected: yours {mine}, expected {want}",
-                    f"第 {at} 项是 {short(a[at])}，应为 {short(b[at])}：你的 {mine}，应为 {want}")  # fmt: skip
+            return Ev("yours has {n} items, the expected {m}: yours {yours}, expected {expected}",
+                      n=len(a), m=len(b), yours=mine, expected=want)  # fmt: skip
+        return Ev("item {at} is {item} where {wanted} is expected: yours {yours}, expected {expected}",
+                  at=at, item=short(a[at]), wanted=short(b[at]), yours=mine, expected=want)  # fmt: skip
     wrong = (
         [k for k in r if k not in u or not equal(u[k], r[k], rel)] + [k for k in u if k not in r]
         if type(u) is dict is type(r)
         else []
     )
     if wrong:
-        return Said(f"{len(wrong)} entries differ, e.g. {short(wrong[0])}: yours {short(u.get(wrong[0]))}, expected {short(r.get(wrong[0]))}",
-                    f"有 {len(wrong)} 项不同，例如 {short(wrong[0])}：你的 {short(u.get(wrong[0]))}，应为 {short(r.get(wrong[0]))}")  # fmt: skip
-    return Said(f"yours is {type_name(u)} {short(u)}, expected {type_name(r)} {short(r)}",
-                f"你的是 {type_name(u)} {short(u)}，应为 {type_name(r)} {short(r)}")  # fmt: skip
+        return Ev("{n} entries differ, e.g. {key}: yours {yours}, expected {expected}",
+                  n=len(wrong), key=short(wrong[0]), yours=short(u.get(wrong[0])), expected=short(r.get(wrong[0])))  # fmt: skip
+    return Ev("yours is {kind} {yours}, expected {wanted} {expected}",
+              kind=type_name(u), yours=short(u), wanted=type_name(r), expected=short(r))  # fmt: skip
 
 
 def analyse(records: list[dict], case: ValueCase, result, source: Source, finished: bool = True):
-    """(status, matched step, value per record; the divergence as (record index, expected step, Said) or None)."""
+    """(status, matched step, value per record; the divergence as (record index, expected step, Ev) or None)."""
     steps = case.intermediates
     names = [n for n, _ in steps]
     kinds = [kind(n) for n in names]
@@ -446,14 +446,10 @@ def analyse(records: list[dict], case: ValueCase, result, source: Source, finish
         status[at] = "diverges"
         if at in switched:
             k, got = switched[at], names[chosen[at]]
-            k_zh, got_zh = case.zh.get(names[k], names[k]), case.zh.get(got, got)
             if at in before:
-                was = names[before[at]]
-                said = Said(f"yours equals `{got}`; in the pass before, this line made `{was}`",
-                            f"你的等于 `{got_zh}`；上一轮这一行算出的是 `{case.zh.get(was, was)}`")  # fmt: skip
+                said = Ev("yours equals `{got}`; in the pass before, this line made `{was}`", got=got, was=names[before[at]])
             else:
-                said = Said(f"yours is `{got}`, a later pass's value: this pass skipped `{names[k]}`",
-                            f"你的是 `{got_zh}`，属于后面一轮：这一轮跳过了 `{k_zh}`")  # fmt: skip
+                said = Ev("yours is `{got}`, a later pass's value: this pass skipped `{step}`", got=got, step=names[k])
         else:
             k = _meant(records, values, at, case, ahead[at], made[at], first, result if finished else None)
             said = differs(values[at], steps[k][1], case.rel)
@@ -463,14 +459,12 @@ def analyse(records: list[dict], case: ValueCase, result, source: Source, finish
     if divergence is None:
         return status, matched, values, None
     at, step, said = divergence
-    step_zh = case.zh.get(step, step)
     moved = _condition(records, values, at, source)
     if moved is None:
-        return status, matched, values, (at, step, Said(f"`{step}` expected here: {said.en}", f"这里应为 `{step_zh}`：{said.zh}"))
+        return status, matched, values, (at, step, Ev("`{step}` expected here: {how}", step=step, how=said))
     status[at], status[moved] = "none", "diverges"
-    line, index = records[at]["line"], records[moved]["name"]
-    said = Said(f"`{index}`, set here, decides the condition line {line} runs under, and line {line} then makes `{step}` wrong: {said.en}",
-                f"这里设置的 `{index}` 决定了第 {line} 行是否执行，于是第 {line} 行算出的 `{step_zh}` 不对：{said.zh}")  # fmt: skip
+    said = Ev("`{index}`, set here, decides the condition line {line} runs under, and line {line} then makes `{step}` wrong: {how}",
+              index=records[moved]["name"], line=records[at]["line"], step=step, how=said)  # fmt: skip
     return status, matched, values, (moved, step, said)
 
 
@@ -534,7 +528,7 @@ def _returned(records, case: ValueCase, result, matched, status):
     status[i] = "diverges"
     got = matched[i]
     if got and got != case.output:
-        return (i, case.output, Said(f"the returned value is `{got}`", f"返回的是 `{case.zh.get(got, got)}`"))
+        return (i, case.output, Ev("the returned value is `{got}`", got=got))
     return (i, case.output, differs(value, expected, case.rel))
 
 
@@ -585,8 +579,7 @@ def rows_of(records, case: ValueCase, status, matched, values, lines: list[str],
         code = lines[r["line"] - 1].strip()[:120] if 0 < r["line"] <= len(lines) else ""
         name = matched[i]
         rows[key] = {"line": r["line"], "code": code, "op": r["name"], "shape": shown, "dtype": type_name(v),
-                     "value": short(v, 80), "match": name, "match_zh": case.zh.get(name, name) if name else None,
-                     "status": status[i]}  # fmt: skip
+                     "value": short(v, 80), "match": name, "status": status[i]}  # fmt: skip
 
 
 def trace_values(ctx, cases: list[ValueCase], lines: list[str]) -> dict:
@@ -610,14 +603,11 @@ def trace_values(ctx, cases: list[ValueCase], lines: list[str]) -> dict:
             i, step, said = divergence
             line = records[i]["line"]
             found = {"line": line, "code": lines[line - 1].strip()[:120] if 0 < line <= len(lines) else "", "expected": step,
-                     "expected_zh": case.zh.get(step, step), "message": said.en, "message_zh": said.zh}  # fmt: skip
+                     "message": said}  # fmt: skip
         elif raised is not None:
             found = crash(raised, ctx.path.name, lines)
         if found is not None:
             if case.label:
-                en, zh = case.label
-                found.update(
-                    input=en, input_zh=zh, message=f"{en}: {found['message']}", message_zh=f"{zh}时：{found['message_zh']}"
-                )
+                found.update(input=case.label, message=Ev("{input}: {message}", input=case.label, message=found["message"]))
             return {"first_divergence": found, "pictures": [], "trace": list(rows.values())}
     return {"first_divergence": None, "pictures": [], "trace": list(rows.values())}

@@ -21,10 +21,11 @@ from drill.grade.remote import Abort, UserCodeError
 from drill.grade.trace_match import analyse, crash, matches
 from drill.grade.trace_values import ValueCase, trace_values
 from drill.grade.user import wire
+from drill.text.messages import Ev
 
 HEAT_T = 12  # the largest T drawn
 LARGE_PEAK = 2e3  # the largest |scaled score| of a large-scores stress input: exp overflows float64 unless the max is subtracted
-LARGE_SCORES = ("scores around 1e3", "分数在 1e3 量级")  # that input's label
+LARGE_SCORES = Ev("scores around 1e3")  # that input's label
 
 
 def fixed_mask(shape, gen: torch.Generator) -> torch.Tensor:
@@ -78,10 +79,8 @@ def run_trace(task_name: str, ctx, *, rows: bool, failed: frozenset[str] = froze
             if divergence is None:
                 continue
             if "input" not in divergence:  # a value trace labels its own
-                en, zh = extra.label
-                gap = " " if zh[-1:].isascii() and zh[-1:].isalnum() else ""  # "eps = 1e-4 时", "分数在 1e3 量级时"
-                divergence.update(input=en, input_zh=zh, message=f"on {en}: {divergence['message']}",
-                                  message_zh=f"{zh}{gap}时：{divergence['message_zh']}")  # fmt: skip
+                said = Ev("on {input}: {message}", input=extra.label, message=divergence["message"])
+                divergence.update(input=extra.label, message=said)
             found = again
             break
     if not found:
@@ -136,7 +135,7 @@ def weight_pictures(case, result) -> list[dict]:
     if torch.allclose(theirs.double(), expected, atol=1e-6):
         return []
     pick = (0,) * (expected.dim() - 2)
-    return [{"kind": "weights", "title": "attention weights, sample 0, head 0", "title_zh": "注意力权重：样本 0，第 0 个头",
+    return [{"kind": "weights", "title": Ev("attention weights, sample 0, head 0"),
              "expected": expected[pick].tolist(), "theirs": theirs[pick].double().nan_to_num(nan=-1.0).tolist()}]  # fmt: skip
 
 
@@ -169,19 +168,18 @@ def attention_module_case(task, ctx, *, mask_arg: bool, b: int = 2, t: int = 5, 
     attended = weights @ v
     merged = merge_heads(attended)
     steps = [("x", x), ("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked", masked),
-             ("weights", weights), ("weights·v", attended), ("merged heads", merged),
+             ("weights", weights), ("weights·v", attended), (Ev("merged heads"), merged),
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
     args = self_attention_args(ctx, x, mask if mask_arg else None)
-    return Case(built.module, args, steps, factors=scale_factors(hd, h * hd), unit=PAIRS, zh={"merged heads": "合并各头"},
-                label=LARGE_SCORES if large else None)  # fmt: skip
+    return Case(built.module, args, steps, factors=scale_factors(hd, h * hd), unit=PAIRS, label=LARGE_SCORES if large else None)
 
 
-def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, str, str]]:
+def scale_factors(hd: int, d_model: int | None = None) -> list[tuple[float, Ev]]:
     """What a wrong scale looks like as yours / expected."""
-    found = [(math.sqrt(hd), "never scaled by 1/√d", "没有乘 1/√d"), (1 / math.sqrt(hd), "divided by d instead of √d", "除以了 d 而不是 √d"),
-             (1 / hd, "scaled by 1/√d twice", "乘了两次 1/√d")]  # fmt: skip
+    found = [(math.sqrt(hd), Ev("never scaled by 1/√d")), (1 / math.sqrt(hd), Ev("divided by d instead of √d")),
+             (1 / hd, Ev("scaled by 1/√d twice"))]  # fmt: skip
     if d_model:
-        found.append((math.sqrt(hd / d_model), "scaled by 1/√d_model instead of 1/√head_dim", "缩放用了 1/√d_model，应为 1/√head_dim"))
+        found.append((math.sqrt(hd / d_model), Ev("scaled by 1/√d_model instead of 1/√head_dim")))
     return found
 
 
@@ -209,7 +207,7 @@ def module_leaks(task, ctx, failed: set[str], *, mask_arg: bool) -> list[dict]:
         x = torch.randn(1, 8, 12, generator=gen, dtype=torch.float64)
         mask = causal_mask(8) if mask_arg else None
         seen = leak.through(lambda z: task.forward(ctx, built.module, z, mask), x, leak.last_dims)[0]
-        found.append(leak.picture("causal: may query i see key j?", "因果掩码：query i 能看到 key j 吗？", causal_mask(8), seen))
+        found.append(leak.picture(Ev("causal: may query i see key j?"), causal_mask(8), seen))
     if mask_arg and "mask-leak.padding" in failed:
         lengths, t = (5, 1, 3), 5
         x = torch.randn(3, t, 12, generator=gen, dtype=torch.float64)
@@ -217,5 +215,5 @@ def module_leaks(task, ctx, failed: set[str], *, mask_arg: bool) -> list[dict]:
         seen = leak.through(lambda z: task.forward(ctx, built.module, z, mask), x, leak.last_dims)
         for b, n in enumerate(lengths):
             allowed = (torch.arange(t)[None, :] < n) | torch.eye(t, dtype=torch.bool)  # a padded row still sees itself
-            found.append(leak.picture(f"padding, sample {b} (length {n})", f"padding：样本 {b}（长度 {n}）", allowed, seen[b]))
+            found.append(leak.picture(Ev("padding, sample {b} (length {n})", b=b, n=n), allowed, seen[b]))
     return found

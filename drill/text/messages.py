@@ -6,11 +6,12 @@ loads only when a message is printed in another language."""
 
 from __future__ import annotations
 
+import string
 from functools import lru_cache
 from typing import Iterable
 
 NAME = "{name}"  # a value on its own, where a message is wanted
-JOINS = {"; ": "{a}; {b}", ", ": "{a}, {b}"}
+JOINS = {"; ": "{a}; {b}", ", ": "{a}, {b}", "list": "{first}, {then}"}  # "list": names in a row (in Chinese 、)
 STRUCTURAL = (NAME, *JOINS.values())  # msgids every catalog holds though no call names them literally
 
 
@@ -30,9 +31,10 @@ class Msg(str):
         template = _gettext(self.DOMAIN, lang)(self.msgid)
         if not self.params:
             return template
+        values = {k: _rendered(v, lang) for k, v in self.params.items()}
         try:
-            return template.format(**{k: _rendered(v, lang) for k, v in self.params.items()})
-        except (ValueError, KeyError, IndexError, TypeError):  # a translation whose fields do not fit: the English
+            return template.format(**values) if lang == "en" else _spaced(template, values)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):  # a translation whose fields do not fit
             return str(self)
 
     def to_wire(self) -> dict:
@@ -52,14 +54,16 @@ class Msg(str):
 
     @classmethod
     def seq(cls, parts: Iterable[object], sep: str = "; ") -> "Msg":
-        """``parts`` one after another, ``sep`` (``"; "`` or ``", "``) between them as each language writes it."""
+        """``parts`` one after another, ``sep`` (``"; "``, ``", "`` or ``"list"``: names in a row, written ", " in
+        English) between them as each language writes it."""
         parts = list(parts)
         if not parts:
             return cls(NAME, name="")
         joined = parts[-1] if isinstance(parts[-1], Msg) else cls(NAME, name=parts[-1])
         template = JOINS[sep]
+        first, then = (field for _, field, _, _ in string.Formatter().parse(template) if field)
         for part in reversed(parts[:-1]):
-            joined = cls(template, a=part, b=joined)
+            joined = cls(template, **{first: part, then: joined})
         return joined
 
 
@@ -72,6 +76,35 @@ class Ev(Msg):
 
 def _rendered(value: object, lang: str) -> object:
     return value.render(lang) if isinstance(value, Msg) else value
+
+
+def _cjk(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff" or "\u3400" <= char <= "\u4dbf"
+
+
+def _latin(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+def _spaced(template: str, values: dict) -> str:
+    """``template.format(**values)``, with a space where a value's Latin letter or digit meets a Chinese character of
+    the template ("eps = 1e-4 时", "调用了 softmax"): Chinese typography's one rule at the joins, which a catalog
+    cannot write because it does not know the value."""
+    formatter, out, after_value = string.Formatter(), "", False
+    for literal, field, spec, conversion in formatter.parse(template):
+        if literal:
+            if after_value and out and _latin(out[-1]) and _cjk(literal[0]):
+                out += " "
+            out += literal
+        if field is None:
+            after_value = False
+            continue
+        value = formatter.convert_field(formatter.get_field(field, (), values)[0], conversion)
+        shown = formatter.format_field(value, formatter.vformat(spec, (), values) if spec else "")
+        if shown and out and _cjk(out[-1]) and _latin(shown[0]):
+            out += " "
+        out, after_value = out + shown, True
+    return out
 
 
 def _wire(value: object) -> object:

@@ -46,8 +46,8 @@ def where(divergence: dict, lang: str) -> str:
 
 
 def message(divergence: dict, lang: str) -> str:
-    """What went wrong at the divergence, in ``lang`` (English where a record carries no Chinese)."""
-    return divergence.get("message_zh") or divergence["message"] if lang == "zh" else divergence["message"]
+    """What went wrong at the divergence, in ``lang``."""
+    return translated(divergence["message"], lang)
 
 
 def trace_lines(rows: list[dict], lang: str) -> list[str]:
@@ -66,7 +66,7 @@ def trace_lines(rows: list[dict], lang: str) -> list[str]:
         for row in group:
             if row["status"] != "aux" and row["shape"] not in shapes:
                 shapes.append(row["shape"])
-        names = [(r.get("match_zh") or r["match"]) if lang == "zh" else r["match"] for r in group if r["match"]]
+        names = [translated(r["match"], lang) for r in group if r["match"]]
         if any(r["status"] == "diverges" for r in group):
             mark = f"[bold red]✗ {t('wrong', lang)}[/]"
         elif names:
@@ -93,7 +93,7 @@ def picture_lines(picture: dict, lang: str) -> list[str]:
 
 
 def title(picture: dict, lang: str) -> str:
-    return picture.get("title_zh", picture["title"]) if lang == "zh" else picture["title"]
+    return translated(picture["title"], lang)
 
 
 def leak_lines(picture: dict, lang: str) -> list[str]:

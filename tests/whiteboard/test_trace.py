@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from traced import trace
+from traced import trace, zh
 from typer.testing import CliRunner
 from zh_text import english_words
 
@@ -177,7 +177,7 @@ def test_trace_names_the_line_of_the_bug(tmp_path, task, code, base, old, new):
     assert found is not None, (task, code)
     assert found["line"] == line, found
     assert found["code"] == path.read_text().splitlines()[line - 1].strip()[:120]
-    assert english_words(found["message_zh"]) == [], found["message_zh"]
+    assert english_words(zh(found["message"])) == [], zh(found["message"])
 
 
 def test_every_diagnosis_code_of_the_three_tasks_is_traced_or_explained():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from traced import trace, user_context
+from traced import trace, user_context, zh
 from whiteboard_impls import correct_files
 
 from drill.grade.tasks.sampling.intermediates import case as sampling_case
@@ -131,7 +131,7 @@ def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected, fa
     found = trace(path, task, failed)["first_divergence"]
     assert found is not None and found["line"] == lines[0], found
     assert expected is ... or found["expected"] == expected, found
-    assert found["message_zh"] and found["message_zh"] != found["message"]
+    assert zh(found["message"]) and zh(found["message"]) != found["message"]
 
 
 @pytest.mark.parametrize("task, name, failed", UNREACHED, ids=[m[1].removesuffix(".py") for m in UNREACHED])

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import torch
 from zh_text import english_words
 
-from drill.grade.trace_match import PAIRS, Case, differs
+from drill.grade.trace_match import PAIRS, Case, differs, scaled
 from drill.grade.tracing import scale_factors
+from drill.text.messages import translated
 
 GEN = torch.Generator().manual_seed(3)
 SCORES = torch.randn(2, 5, 7, generator=GEN, dtype=torch.float64)
@@ -18,7 +20,9 @@ PLAIN = Case(None, (), [])
 
 
 def both(user, expected, case=PLAIN, step=None):
-    said = differs(user, expected, case, step)
+    """The finding as the English and the Chinese screen show it, and whether it is a scale."""
+    found = differs(user, expected, case, step)
+    said = SimpleNamespace(en=str(found), zh=translated(found, "zh"), scale=scaled(found))
     assert english_words(said.zh) == [], said.zh
     return said
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from traced import the_line, trace
+from traced import the_line, trace, zh
 from whiteboard_impls import correct_files
 from zh_text import english_words
 
@@ -72,7 +72,7 @@ def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
     found = trace(path, task)["first_divergence"]
     assert found is not None and found["line"] == the_line(path, text), found
     assert expected is ... or found["expected"] == expected, found
-    assert english_words(found["message_zh"]) == [], found["message_zh"]
+    assert english_words(zh(found["message"])) == [], zh(found["message"])
 
 
 # rule breaks the trace names on the small input: an assignment into an input, a task's own builtin
@@ -90,4 +90,4 @@ def test_a_rule_break_is_named_at_its_line(task, name, text, said):
     line = next(n for n, code in enumerate(path.read_text().splitlines(), 1) if text in code)
     found = trace(path, task)["first_divergence"]
     assert found is not None and found["line"] == line and said in found["message"], found
-    assert english_words(found["message_zh"]) == [], found["message_zh"]
+    assert english_words(zh(found["message"])) == [], zh(found["message"])

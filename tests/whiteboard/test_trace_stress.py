@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from traced import user_context
+from traced import user_context, zh
 from whiteboard_impls import correct_files
 from zh_text import english_words
 
@@ -22,6 +22,7 @@ from drill.grade.battery import run_battery
 from drill.grade.report import Report
 from drill.grade.tasks import TASKS
 from drill.grade.tracing import declared, run_trace, trace_cases
+from drill.text.messages import Msg
 from drill.views import grade_view
 
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
@@ -110,9 +111,9 @@ def test_a_bug_the_small_input_hides_is_named_on_the_stress_input(task, mutant, 
     assert not report.passed
     found = report.first_divergence
     assert found is not None and found["line"] == lines[0], found
-    assert found["input"] and CJK.search(found["input_zh"]), found
-    assert found["message"].startswith(f"on {found['input']}: ") and found["message_zh"].startswith(found["input_zh"])
-    assert english_words(found["message_zh"]) == [], found["message_zh"]
+    assert found["input"] and CJK.search(zh(found["input"])), found
+    assert found["message"].startswith(f"on {found['input']}: ") and zh(found["message"]).startswith(zh(found["input"]))
+    assert english_words(zh(found["message"])) == [], zh(found["message"])
     with user_context(path, task, timeout=60) as ctx:  # the small input alone shows nothing: the stress input named the line
         assert run_trace(task, ctx, rows=False)["first_divergence"] is None
 
@@ -161,7 +162,7 @@ def test_cross_draws_the_padding_of_each_sample(cross_leak):
         assert len(allowed) == 5 and all(len(row) == 7 for row in allowed)  # queries from x (5), keys from the context (7)
         assert all(allowed[i][j] == (j < n) for i in range(5) for j in range(7))
         assert all(through[i][j] for i in range(5) for j in range(7))  # the mask is discarded: every key reaches every query
-        assert CJK.search(picture["title_zh"])
+        assert CJK.search(zh(Msg.from_wire(picture["title_evidence"])))
 
 
 def test_cross_draws_nothing_for_a_correct_file():

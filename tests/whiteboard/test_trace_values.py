@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from traced import trace
+from traced import trace, zh
 from whiteboard_impls import correct_files
 from typer.testing import CliRunner
 from zh_text import english_words
@@ -180,7 +180,7 @@ def test_a_correct_file_traces_clean(tmp_path, task, path):
     found = trace(path or written(tmp_path, task, WRITTEN[task]), task)
     assert found["first_divergence"] is None, found["first_divergence"]
     rows = found["trace"]
-    assert {"line", "code", "op", "shape", "dtype", "match", "match_zh", "status"} <= set(rows[0])
+    assert {"line", "code", "op", "shape", "dtype", "match", "status"} <= set(rows[0])
     assert all(r["status"] in ("match", "feeds", "aux") for r in rows), rows
     assert any(r["op"] == "return" and r["match"] == "output" for r in rows)
     assert sum(r["status"] == "match" for r in rows) >= 3  # the steps, not the output alone
@@ -197,7 +197,7 @@ def test_a_mutant_is_named_at_the_line_of_its_bug(task, name, text, expected):
     assert divergence is not None and divergence["line"] == lines[0], divergence
     assert divergence["expected"] == expected, divergence
     assert divergence["code"] == path.read_text().splitlines()[lines[0] - 1].strip()[:120]
-    assert english_words(divergence["message_zh"]) == [], divergence["message_zh"]
+    assert english_words(zh(divergence["message"])) == [], zh(divergence["message"])
     assert [r["line"] for r in found["trace"] if r["status"] == "diverges"] == [lines[0]]
 
 

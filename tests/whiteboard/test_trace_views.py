@@ -128,7 +128,7 @@ def test_a_value_trace_is_headed_by_values_and_a_tensor_trace_by_shapes():
     from drill.views import trace_view
 
     tensor_row = {"line": 3, "code": "s = q @ k.T", "op": "matmul", "shape": [2, 5], "dtype": "float64", "match": "scores",
-                  "match_zh": "scores", "status": "match"}  # fmt: skip
+                  "status": "match"}  # fmt: skip
     value_row = {**tensor_row, "op": "best", "shape": "best=(97,97)", "dtype": "tuple[2]", "value": "(97, 97)", "match": "best pair"}
     assert "values they bind" in trace_view.trace_lines([value_row], "en")[0]
     assert "shapes they make" in trace_view.trace_lines([tensor_row], "en")[0]

@@ -1,4 +1,5 @@
-"""Every reference step the trace can name has a Chinese name (``Case.zh``), for ``drill grade --trace --lang zh``.
+"""Every reference step the trace can name has a Chinese name (the step's name is an ``Ev`` the evidence catalog
+translates), for ``drill grade --trace --lang zh``; so have its stress inputs' labels and its scale factors' meanings.
 
 A step name needs one when it holds an English word: 3+ ASCII letters that are not a code identifier or
 a function name, or a short word such as "of" (``merged heads``, ``k chunk 1``, ``sum of exp``; not
@@ -19,6 +20,7 @@ from traced import user_context
 from drill.grade.tasks import TASKS
 from drill.grade.trace_match import Case
 from drill.grade.tracing import declared
+from drill.text.messages import Ev, Msg, translated
 
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
 DECLARED = sorted(d.name for d in TASK_DIR.iterdir() if (d / "intermediates.py").exists())
@@ -37,13 +39,15 @@ def needs_zh(name: str) -> bool:
 
 
 def problems(case: Case) -> list[str]:
-    """What is wrong with a case's Chinese names: a word step without one, one for no step, one that is not Chinese."""
-    names = [name for name, _ in case.intermediates]
-    found = [f"no zh for {name!r}" for name in names if needs_zh(name) and name not in case.zh]
-    found += [f"zh for {name!r}, which is no step" for name in case.zh if name not in names]
-    found += [f"zh for {name!r} is not Chinese: {zh!r}" for name, zh in case.zh.items() if not CJK.search(zh)]
-    if case.label and not CJK.search(case.label[1]):
-        found.append(f"the label {case.label[0]!r} has no Chinese: {case.label[1]!r}")
+    """What is wrong with a case's Chinese: a word step, a label or a factor's meaning that is not a message the
+    catalog renders in Chinese."""
+
+    def chinese(text) -> bool:
+        return isinstance(text, Msg) and bool(CJK.search(translated(text, "zh")))
+
+    found = [f"no zh for {name!r}" for name, _ in case.intermediates if needs_zh(name) and not chinese(name)]
+    found += [f"the label {case.label!r} has no Chinese" for label in [case.label] if label and not chinese(label)]
+    found += [f"the factor {f:g}'s meaning {said!r} has no Chinese" for f, said in getattr(case, "factors", ()) if not chinese(said)]
     return found
 
 
@@ -67,15 +71,13 @@ def test_the_rule_tells_words_from_code():
     assert [name for name in code if needs_zh(name)] == []
 
 
-def test_a_forgotten_or_stale_name_is_reported():
+def test_a_word_step_or_label_without_chinese_is_reported():
     x = torch.zeros(2)
-    steps = [("q", x), ("merged heads", x), ("k chunk 1", x)]
-    assert problems(Case(None, (), steps, zh={"merged heads": "合并各头", "k chunk 1": "第 1 块的 k"})) == []
-    assert problems(Case(None, (), steps, zh={"merged heads": "合并各头"})) == ["no zh for 'k chunk 1'"]
-    stale = {"merged heads": "合并各头", "k chunk 1": "第 1 块的 k", "k chunk 2": "第 2 块的 k"}
-    assert problems(Case(None, (), steps, zh=stale)) == ["zh for 'k chunk 2', which is no step"]
-    english = {"merged heads": "merged heads", "k chunk 1": "第 1 块的 k"}
-    assert problems(Case(None, (), steps, zh=english)) == ["zh for 'merged heads' is not Chinese: 'merged heads'"]
+    named = [("q", x), (Ev("merged heads"), x), (Ev("padding, sample {b} (length {n})", b=1, n=3), x)]
+    assert problems(Case(None, (), named, label=Ev("scores around 1e3"))) == []
+    assert problems(Case(None, (), [("q", x), ("merged heads", x)])) == ["no zh for 'merged heads'"]
+    assert problems(Case(None, (), [(Ev("a step no catalog knows"), x)])) == ["no zh for 'a step no catalog knows'"]
+    assert problems(Case(None, (), [], label=Ev("a label no catalog knows"))) == ["the label 'a label no catalog knows' has no Chinese"]
 
 
 @pytest.mark.parametrize("task", DECLARED)

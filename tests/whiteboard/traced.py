@@ -11,6 +11,7 @@ from drill.grade import remote
 from drill.grade.context import Context
 from drill.grade.tasks import TASKS
 from drill.grade.tracing import run_trace
+from drill.text.messages import translated
 
 
 @contextmanager
@@ -28,6 +29,11 @@ def trace(path: Path, task: str, failed: frozenset[str] = frozenset()) -> dict:
     """run_trace's result with the rows, as if the grade's ``failed`` checks had failed."""
     with user_context(path, task) as ctx:
         return run_trace(task, ctx, rows=True, failed=failed)
+
+
+def zh(words) -> str:
+    """A trace's words (an Ev from the judge) as the Chinese screen shows them."""
+    return translated(words, "zh")
 
 
 def the_line(path: Path, text: str) -> int:

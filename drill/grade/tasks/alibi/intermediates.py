@@ -11,6 +11,7 @@ import torch
 from drill.grade.tasks.alibi.task import alibi_slopes
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
+from drill.text.messages import Ev
 
 B, H, T, D = 2, 3, 5, 4  # 3 heads: not a power of two; no two sizes equal
 
@@ -22,14 +23,14 @@ def case(ctx) -> list[Case]:
     i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
     scores = q @ k.transpose(-2, -1)
     scaled = scores / math.sqrt(D)
-    found, zh = [], {"distance": "距离"}
+    found = []
     for distance, sign in (((i - j).abs().double(), -1.0), (j.expand(T, T).double(), 1.0)):
         bias = sign * slopes[:, None, None] * distance
         biased = scaled + bias
         masked = biased.masked_fill(j > i, float("-inf"))
         weights = torch.softmax(masked, dim=-1)
-        steps = [("q", q), ("k", k), ("v", v), ("slopes", slopes), ("distance", distance), ("bias", bias), ("scores", scores),
+        steps = [("q", q), ("k", k), ("v", v), ("slopes", slopes), (Ev("distance"), distance), ("bias", bias), ("scores", scores),
                  ("scaled", scaled), ("scaled + bias", biased), ("masked", masked), ("weights", weights),
                  ("output", weights @ v)]  # fmt: skip
-        found.append(Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True}, factors=scale_factors(D), unit=PAIRS, zh=zh))
+        found.append(Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True}, factors=scale_factors(D), unit=PAIRS))
     return found

@@ -11,6 +11,7 @@ import torch
 
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import fixed_mask, scale_factors
+from drill.text.messages import Ev
 
 B, H, TQ, TK, D, DV = 2, 3, 5, 7, 4, 6  # no two sizes equal, so a transposition cannot hide
 
@@ -29,7 +30,7 @@ def case(ctx) -> Case:
     rows = (dp * p).sum(-1, keepdim=True)
     ds = p * (dp - rows)
     steps = [("q", q), ("k", k), ("v", v), ("d_out", d_out), ("scores", scores), ("scaled", scores * scale),
-             ("masked", masked), ("row max", masked.amax(-1, keepdim=True)),
+             ("masked", masked), (Ev("row max"), masked.amax(-1, keepdim=True)),
              ("log-sum-exp", torch.logsumexp(masked, -1, keepdim=True)), ("P", p), ("dV = Pᵀ·dO", p.transpose(-2, -1) @ d_out), ("dP = dO·Vᵀ", dp),
              ("dP∘P", dp * p), ("O = P·V", out), ("dO∘O", d_out * out), ("D = Σ dP∘P = Σ dO∘O", rows),
              ("dP - D", dp - rows), ("dS = P∘(dP - D)", ds), ("dS·scale", ds * scale), ("dQ", ds @ k * scale),
@@ -41,5 +42,4 @@ def case(ctx) -> Case:
         output="dQ",
         returned=("dQ", "dK", "dV = Pᵀ·dO"),
         factors=scale_factors(D), unit=PAIRS,
-        zh={"row max": "行最大值"},
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 SCORES = (0.5, -1.0, 2.0, 0.5, 1.5, -0.5, 0.5, 2.0, 3.0, -1.0, 1.0)
 LABELS = (1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0)
@@ -29,21 +30,12 @@ def case(ctx) -> Case:
     negatives = scores[~pos].sort().values
     below = torch.searchsorted(negatives, scores[pos])
     at_or_below = torch.searchsorted(negatives, scores[pos], right=True)
-    steps = [("scores", scores), ("scores of the positives", scores[pos]), ("scores of the negatives", scores[~pos]), ("sorted scores", scores.sort().values), ("block of each sorted score", inverse[scores.argsort()]), ("unique scores", values), ("counts of each score", counts),
-             ("last rank of each score", last), ("average rank of each score", average), ("ranks", ranks), ("ranks in sorted order", ranks[scores.argsort()]),
-             ("ranks of the positives", ranks[pos]), ("rank sum of the positives", rank_sum), ("P (positives)", n_pos),
-             ("N (negatives)", n_neg), ("P(P+1)/2", n_pos * (n_pos + 1) / 2), ("U = wins + ties / 2", u), ("P·N (pairs)", n_pos * n_neg),
-             ("sorted negatives", negatives), ("negatives below each positive", below), ("negatives at or below each positive", at_or_below),
-             ("ties of each positive", at_or_below - below), ("below + at or below, per positive", below + at_or_below),
-             ("2·U (summed)", (below + at_or_below).sum()),
-             ("wins + ties / 2 per positive", (below + at_or_below) / 2), ("output", u / (n_pos * n_neg))]  # fmt: skip
-    zh = {"sorted scores": "排序后的分数", "block of each sorted score": "排序后每个分数所属的（相同分数）块",
-          "ranks in sorted order": "按分数排序后的秩", "unique scores": "去重后的分数", "counts of each score": "每个分数出现的次数",
-          "last rank of each score": "每个分数最后一个的秩", "average rank of each score": "每个分数的平均秩", "ranks": "每个样本的秩",
-          "ranks of the positives": "正样本的秩", "rank sum of the positives": "正样本的秩和", "P (positives)": "P（正样本数）",
-          "N (negatives)": "N（负样本数）", "U = wins + ties / 2": "U = 胜的对数 + 平局对数 / 2", "P·N (pairs)": "P·N（正负样本对数）",
-          "sorted negatives": "排序后的负样本分数", "negatives below each positive": "每个正样本之下的负样本数",
-          "ties of each positive": "每个正样本的平局数", "wins + ties / 2 per positive": "每个正样本的胜 + 平局 / 2", "scores": "scores（分数）",
-          "scores of the positives": "正样本的分数", "scores of the negatives": "负样本的分数", "negatives at or below each positive": "每个正样本之下及与之相同的负样本数",
-          "below + at or below, per positive": "每个正样本的（之下 + 之下及相同）负样本数", "2·U (summed)": "2·U（求和）"}  # fmt: skip
-    return Case(ctx.entry, (scores, labels), steps, zh=zh, integers=True)
+    steps = [(Ev("scores"), scores), (Ev("scores of the positives"), scores[pos]), (Ev("scores of the negatives"), scores[~pos]), (Ev("sorted scores"), scores.sort().values), (Ev("block of each sorted score"), inverse[scores.argsort()]), (Ev("unique scores"), values), (Ev("counts of each score"), counts),
+             (Ev("last rank of each score"), last), (Ev("average rank of each score"), average), (Ev("rank of each sample"), ranks), (Ev("ranks in sorted order"), ranks[scores.argsort()]),
+             (Ev("ranks of the positives"), ranks[pos]), (Ev("rank sum of the positives"), rank_sum), (Ev("P (positives)"), n_pos),
+             (Ev("N (negatives)"), n_neg), ("P(P+1)/2", n_pos * (n_pos + 1) / 2), (Ev("U = wins + ties / 2"), u), (Ev("P·N (pairs)"), n_pos * n_neg),
+             (Ev("sorted negatives"), negatives), (Ev("negatives below each positive"), below), (Ev("negatives at or below each positive"), at_or_below),
+             (Ev("ties of each positive"), at_or_below - below), (Ev("below + at or below, per positive"), below + at_or_below),
+             (Ev("2·U (summed)"), (below + at_or_below).sum()),
+             (Ev("wins + ties / 2 per positive"), (below + at_or_below) / 2), ("output", u / (n_pos * n_neg))]  # fmt: skip
+    return Case(ctx.entry, (scores, labels), steps, integers=True)

@@ -11,17 +11,12 @@ import torch
 
 from drill.grade.tasks.batchnorm.task import build, set_mode
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 SHAPE, M, EPS = (4, 3, 5), 0.1, 1e-5
-EVAL = ("an eval call after one train call", "先训练一次、再在推理模式下调用")
-ZH = {"batch mean": "batch 均值", "batch mean (per channel)": "每个通道的 batch 均值", "x - mean": "x - mean（减去均值）", "(x - mean)²": "减去均值后的平方 (x - mean)²", "var + eps": "方差加 eps",
-      "sqrt(var + eps)": "sqrt(方差 + eps)", "sqrt(running_var + eps)": "sqrt(running_var + eps)（running 标准差）",
-      "biased variance": "有偏方差", "x̂ = (x - mean) / sqrt(var + eps)": "归一化后的 x̂", "x̂·weight": "x̂ 乘 weight", "momentum·mean": "momentum 乘 batch 均值",
-      "(1 - momentum)·running_mean": "(1 - momentum) 乘 running_mean", "new running_mean": "更新后的 running_mean",
-      "unbiased variance": "无偏方差", "momentum·unbiased variance": "momentum 乘无偏方差",
-      "(1 - momentum)·running_var": "(1 - momentum) 乘 running_var", "new running_var": "更新后的 running_var",
-      "running_mean": "running_mean（推理用的均值）", "running_var": "running_var（推理用的方差）",
-      "x - running_mean": "x - running_mean（减去 running 均值）"}  # fmt: skip
+EVAL = Ev("an eval call after one train call")
+X_HAT, X_W = Ev("x̂ = (x - mean) / sqrt(var + eps)"), Ev("x̂·weight")  # in both the train and the eval steps
+NEW_MEAN, NEW_VAR = Ev("new running_mean"), Ev("new running_var")
 
 
 def x_of(seed: int) -> torch.Tensor:
@@ -39,13 +34,13 @@ def train_steps(x, weight, bias, running_mean, running_var) -> list[tuple[str, t
     x_hat = centred / root.reshape(view)
     n = x.numel() // x.shape[1]
     unbiased = var * n / (n - 1)
-    return [("x", x), ("batch mean", mean), ("x - mean", centred), ("(x - mean)²", centred**2), ("biased variance", var),
-            ("var + eps", var + EPS), ("sqrt(var + eps)", root), ("x̂ = (x - mean) / sqrt(var + eps)", x_hat),
-            ("x̂·weight", x_hat * weight.reshape(view)), ("output", x_hat * weight.reshape(view) + bias.reshape(view)),
-            ("momentum·mean", M * mean), ("(1 - momentum)·running_mean", (1 - M) * running_mean),
-            ("new running_mean", (1 - M) * running_mean + M * mean), ("unbiased variance", unbiased),
-            ("momentum·unbiased variance", M * unbiased), ("(1 - momentum)·running_var", (1 - M) * running_var),
-            ("new running_var", (1 - M) * running_var + M * unbiased)]  # fmt: skip
+    return [("x", x), (Ev("batch mean"), mean), (Ev("x - mean"), centred), (Ev("(x - mean)²"), centred**2), (Ev("biased variance"), var),
+            (Ev("var + eps"), var + EPS), (Ev("sqrt(var + eps)"), root), (X_HAT, x_hat),
+            (X_W, x_hat * weight.reshape(view)), ("output", x_hat * weight.reshape(view) + bias.reshape(view)),
+            (Ev("momentum·mean"), M * mean), (Ev("(1 - momentum)·running_mean"), (1 - M) * running_mean),
+            (NEW_MEAN, (1 - M) * running_mean + M * mean), (Ev("unbiased variance"), unbiased),
+            (Ev("momentum·unbiased variance"), M * unbiased), (Ev("(1 - momentum)·running_var"), (1 - M) * running_var),
+            (NEW_VAR, (1 - M) * running_var + M * unbiased)]  # fmt: skip
 
 
 def case(ctx) -> Case:
@@ -53,7 +48,7 @@ def case(ctx) -> Case:
     set_mode(ctx, module, True)
     steps = train_steps(x_of(7), weight, bias, torch.zeros(SHAPE[1], dtype=torch.float64), torch.ones(SHAPE[1], dtype=torch.float64))
     # the buffers' new values are read by no op of the call: the module keeps them (so they are no dead result)
-    return Case(module, (x_of(7),), steps, zh={n: ZH[n] for n, _ in steps if n in ZH}, returned=("output", "new running_mean", "new running_var"))
+    return Case(module, (x_of(7),), steps, returned=("output", NEW_MEAN, NEW_VAR))
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -66,13 +61,13 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     ctx.call(module, first)
     set_mode(ctx, module, False)
     trained = dict(train_steps(first, weight, bias, torch.zeros(SHAPE[1], dtype=torch.float64), torch.ones(SHAPE[1], dtype=torch.float64)))
-    rm, rv = trained["new running_mean"], trained["new running_var"]
+    rm, rv = trained[NEW_MEAN], trained[NEW_VAR]
     x = x_of(9)
     view = (1, -1, 1)
     centred = x - rm.reshape(view)
     root = torch.sqrt(rv + EPS)
     x_hat = centred / root.reshape(view)
-    steps = [("x", x), ("running_mean", rm), ("running_var", rv), ("x - running_mean", centred), ("sqrt(running_var + eps)", root),
-             ("x̂ = (x - mean) / sqrt(var + eps)", x_hat), ("x̂·weight", x_hat * weight.reshape(view)),
+    steps = [("x", x), (Ev("running_mean"), rm), (Ev("running_var"), rv), (Ev("x - running_mean"), centred), (Ev("sqrt(running_var + eps)"), root),
+             (X_HAT, x_hat), (X_W, x_hat * weight.reshape(view)),
              ("output", x_hat * weight.reshape(view) + bias.reshape(view))]  # fmt: skip
-    return [Case(module, (x,), steps, zh={n: ZH[n] for n, _ in steps if n in ZH}, label=EVAL)]
+    return [Case(module, (x,), steps, label=EVAL)]

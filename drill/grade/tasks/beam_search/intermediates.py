@@ -15,12 +15,22 @@ from drill.grade.tasks.beam_search.task import MARGIN, Model, beam_reference
 from drill.grade.trace_values import Either, Unordered, ValueCase
 from drill.grade.user.toys import log_probs
 from drill.grade.user.wire import StepTable
+from drill.text.messages import Ev
 
 VOCAB, BEAM, MAX_LEN, BOS, EOS = 6, 3, 4, 0, 1
 SEED, EOS_BIAS = 2, 1.0  # the first seed from 0 whose model has all of the above
 FLOAT32 = 1e-5  # scores carried in float32 (torch.zeros(1) as the beam's scores) are the same steps at their precision
-WORDS = {"log-probs": " log-probs", "candidate totals": "候选总分", "kept totals": "保留的总分", "kept indices": "保留的展平下标",
-         "finished": "已完成的假设", "live beams": "仍在扩展的 beam", "live prefixes": "仍在扩展的前缀", "live scores": "仍在扩展的分数"}  # fmt: skip
+
+
+def finished_after(t: int) -> Ev:
+    return Ev("finished, after step {t}", t=t)
+
+
+def live(beams, t: int) -> list[tuple[Ev, object]]:
+    """The live beams after step ``t``: as hypotheses, as prefixes [N, t + 1] and as scores [N]."""
+    return [(Ev("live beams, after step {t}", t=t), hypotheses(beams)),
+            (Ev("live prefixes, after step {t}", t=t), torch.tensor([seq for seq, _ in beams])),
+            (Ev("live scores, after step {t}", t=t), torch.tensor([score for _, score in beams], dtype=torch.float64))]  # fmt: skip
 
 
 def hypotheses(hyps) -> Either:
@@ -35,9 +45,7 @@ def model() -> Model:
         m = Model(table, BOS, EOS, BEAM, MAX_LEN)
         steps = search(m)
         tokens = beam_reference(m)[0]
-        early = any(name == "finished, after step 2" for name, _ in steps) and not any(
-            name == "finished, after step 1" for name, _ in steps
-        )
+        early = any(name == finished_after(2) for name, _ in steps) and not any(name == finished_after(1) for name, _ in steps)
         if beam_reference(m)[2] > MARGIN and early and tokens and tokens[-1] == EOS:
             return m
     raise AssertionError("no toy model for the trace")  # pragma: no cover
@@ -46,8 +54,7 @@ def model() -> Model:
 def search(m: Model) -> list[tuple[str, object]]:
     """The contract's search (drill.grade.tasks.beam_search.task.beam_reference), step by step."""
     beams, finished = [([m.bos], 0.0)], []
-    steps = [("live beams, after step 0", hypotheses(beams)), ("live prefixes, after step 0", torch.tensor([[m.bos]])),
-             ("live scores, after step 0", torch.zeros(1, dtype=torch.float64))]  # fmt: skip
+    steps = live(beams, 0)
     for t in range(1, m.max_len + 1):
         if not beams:
             break
@@ -60,42 +67,25 @@ def search(m: Model) -> list[tuple[str, object]]:
             i, token = divmod(j, vocab)
             hyp = (beams[i][0] + [token], totals[i, token].item())
             (done if token == m.eos else survivors).append(hyp)
-        steps += [(f"log-probs, step {t}", logp), (f"candidate totals, step {t}", totals),
-                  (f"kept totals, step {t}", totals.flatten()[order]), (f"kept indices, step {t}", order)]  # fmt: skip
+        steps += [(Ev("log-probs, step {t}", t=t), logp), (Ev("candidate totals, step {t}", t=t), totals),
+                  (Ev("kept totals, step {t}", t=t), totals.flatten()[order]), (Ev("kept indices, step {t}", t=t), order)]  # fmt: skip
         if done:
             finished = finished + done
-            steps.append((f"finished, after step {t}", hypotheses(finished)))
+            steps.append((finished_after(t), hypotheses(finished)))
         beams = survivors
         if beams:
-            steps += [(f"live beams, after step {t}", hypotheses(beams)),
-                      (f"live prefixes, after step {t}", torch.tensor([seq for seq, _ in beams])),
-                      (f"live scores, after step {t}", torch.tensor([score for _, score in beams], dtype=torch.float64))]  # fmt: skip
+            steps += live(beams, t)
     seq, score = max(finished + beams, key=lambda h: h[1])
     return [
         *steps,
-        ("best hypothesis", Either((seq, score), (score, seq))),
-        ("best hypothesis: tokens with bos", seq),
-        ("best hypothesis: score", score),
+        (Ev("best hypothesis"), Either((seq, score), (score, seq))),
+        (Ev("best hypothesis: tokens with bos"), seq),
+        (Ev("best hypothesis: score"), score),
         ("output", (seq[1:], score)),
     ]
-
-
-def chinese(steps) -> dict[str, str]:
-    words = {
-        "best hypothesis": "最好的假设",
-        "best hypothesis: tokens with bos": "最好的假设：含 bos 的 token",
-        "best hypothesis: score": "最好的假设：分数",
-    }
-    for name, _ in steps:
-        what, _, when = name.partition(", ")
-        if what in WORDS:
-            number = "".join(c for c in when if c.isdigit())
-            words[name] = f"第 {number} 步后{WORDS[what]}" if when.startswith("after") else f"第 {number} 步的{WORDS[what]}"
-    return words
 
 
 def case(ctx) -> ValueCase:
     m = model()
     steps = search(m)
-    return ValueCase(ctx.entry, (StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len), steps, zh=chinese(steps),
-                     rel=FLOAT32)
+    return ValueCase(ctx.entry, (StepTable(m.table.clone()), m.bos, m.eos, m.beam, m.max_len), steps, rel=FLOAT32)

@@ -14,6 +14,7 @@ from drill.grade.reference import causal_mask, merge_heads, split_heads
 from drill.grade.tasks.block.task import ACTIVATIONS, TASK
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, module_leaks, scale_factors
+from drill.text.messages import Ev
 
 B, T, H, HD = 2, 5, 3, 4  # d_model 12, d_ff 20: no two sizes equal
 
@@ -48,13 +49,11 @@ def case(ctx) -> Case:
     activated = ACTIVATIONS[layout.activation](hidden)
     ffn_out = F.linear(activated, params[f"{layout.fc2}.weight"], params.get(f"{layout.fc2}.bias"))
     steps = [("x", x), ("ln1(x)", normed), ("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled),
-             ("masked", masked), ("weights", weights), ("weights·v", attended), ("merged heads", merged),
-             ("attention output", attn_out), ("residual stream after attention", stream1), ("ln2(stream)", normed2),
-             ("ffn hidden", hidden), ("ffn activated", activated), ("ffn output", ffn_out),
+             ("masked", masked), ("weights", weights), ("weights·v", attended), (Ev("merged heads"), merged),
+             (Ev("attention output"), attn_out), (Ev("residual stream after attention"), stream1), (Ev("ln2(stream)"), normed2),
+             (Ev("ffn hidden"), hidden), (Ev("ffn activated"), activated), (Ev("ffn output"), ffn_out),
              ("output", stream1 + ffn_out)]  # fmt: skip
-    zh = {"merged heads": "合并各头", "attention output": "注意力输出", "residual stream after attention": "注意力后的残差流",
-          "ln2(stream)": "ln2(残差流)", "ffn hidden": "FFN 隐藏层", "ffn activated": "FFN 激活后", "ffn output": "FFN 输出"}  # fmt: skip
-    return Case(built.module, self_attention_args(ctx, x, None), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)
+    return Case(built.module, self_attention_args(ctx, x, None), steps, factors=scale_factors(HD, H * HD), unit=PAIRS)
 
 
 def leaks(ctx, failed):

@@ -29,6 +29,8 @@ CORPUS = (
     "aaa aaaa aaaaa banana bandana"
 )
 UNICODE = "naïve café, 你好，世界！你好 🙂🙂 — über größe straße"  # shown as is
+ENCODED = "你好世界 café naïve"  # shown as is: text to encode with merges learnt on UNICODE
+ACCENTED = "café 你好"  # shown as is
 UNSEEN = "a bat and a cat meet at the bath mat"  # shown as is
 # Merges where rank, frequency and position order disagree: "bc" is learned before "ab", which is
 # more frequent in RANKED_TEXT and comes first in it.
@@ -322,7 +324,7 @@ class BpeTask:
             CheckDef("numerical.train-unicode", "numerical", partial(train_check, ctx, UNICODE, 12)),
             CheckDef("numerical.encode-seen", "numerical", partial(encode_check, ctx, CORPUS[:60], CORPUS, 25)),
             CheckDef("numerical.encode-unseen", "numerical", partial(encode_check, ctx, UNSEEN, CORPUS, 25)),
-            CheckDef("numerical.encode-unicode", "numerical", partial(encode_check, ctx, "你好世界 café naïve", UNICODE, 12)),
+            CheckDef("numerical.encode-unicode", "numerical", partial(encode_check, ctx, ENCODED, UNICODE, 12)),
             CheckDef("numerical.encode-rank-order", "numerical", partial(encode_check, ctx, RANKED_TEXT, "", 0, RANKED)),
             CheckDef("numerical.encode-repeats", "numerical", partial(encode_check, ctx, "aaaaaaaaa bababab", "aaaaaaa aaa aa ba ba", 6)),  # shown as is
             CheckDef("numerical.train-drawn", "numerical", partial(drawn_check, ctx, train_check)),
@@ -336,7 +338,7 @@ class BpeTask:
         return [Probe("train", t, n) for t, n in PROBE_TRAIN] + [
             Probe("encode", RANKED_TEXT, merges=RANKED),
             Probe("encode", "aaaaaaa that rat", merges=tuple(train_reference(CORPUS, 25))),  # shown as is
-            Probe("encode", "café 你好", merges=tuple(train_reference(UNICODE, 12))),
+            Probe("encode", ACCENTED, merges=tuple(train_reference(UNICODE, 12))),
         ]
 
     def hypotheses(self, ctx: Context):

@@ -8,10 +8,11 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 N, D, SCALE = 5, 7, 3.5
 
-LARGE = ("logit_scale = 1000 with near-identical pairs (logits up to ±1000)", "logit_scale = 1000、图文几乎相同（logits 可达 ±1000）")
+LARGE = Ev("logit_scale = 1000 with near-identical pairs (logits up to ±1000)")
 
 
 def case(ctx, large: bool = False) -> Case:
@@ -30,28 +31,20 @@ def case(ctx, large: bool = False) -> Case:
     labels = torch.arange(N)
     lp_text, lp_image = logits.log_softmax(-1), logits.T.log_softmax(-1)
     loss_t, loss_i = -lp_text.diagonal().mean(), -lp_image.diagonal().mean()
-    steps = [("image_features", image), ("text_features", text), ("image norms", n_img), ("text norms", n_txt),
-             ("normalised image features", img), ("normalised text features", txt), ("cosine similarities", sim),
-             ("logits", logits), ("logits.T", logits.T), ("labels", labels),
-             ("row max", logits.amax(-1, keepdim=True)), ("column max", logits.amax(0, keepdim=True)),
-             ("log-sum-exp over texts", logits.logsumexp(-1)), ("log-sum-exp over images", logits.logsumexp(0)),
-             ("log-softmax over texts", lp_text), ("log-softmax over images", lp_image),
-             ("positive logits (diagonal)", logits.diagonal()),
-             ("image-to-text loss", loss_t), ("text-to-image loss", loss_i), ("sum of both directions", loss_t + loss_i),
+    steps = [(Ev("image_features"), image), (Ev("text_features"), text), (Ev("image norms"), n_img), (Ev("text norms"), n_txt),
+             (Ev("normalised image features"), img), (Ev("normalised text features"), txt), (Ev("cosine similarities"), sim),
+             ("logits", logits), ("logits.T", logits.T), (Ev("labels"), labels),
+             (Ev("row max"), logits.amax(-1, keepdim=True)), (Ev("column max"), logits.amax(0, keepdim=True)),
+             (Ev("log-sum-exp over texts"), logits.logsumexp(-1)), (Ev("log-sum-exp over images"), logits.logsumexp(0)),
+             (Ev("log-softmax over texts"), lp_text), (Ev("log-softmax over images"), lp_image),
+             (Ev("positive logits (diagonal)"), logits.diagonal()),
+             (Ev("image-to-text loss"), loss_t), (Ev("text-to-image loss"), loss_i), (Ev("sum of both directions"), loss_t + loss_i),
              ("output", (loss_t + loss_i) / 2)]  # fmt: skip
     if large:
         steps = [(name, t) for name, t in steps if not t.is_floating_point() or torch.isfinite(t).all()]
-    zh = {"image_features": "image_features（图像特征）", "text_features": "text_features（文本特征）", "image norms": "图像特征的模长",
-          "text norms": "文本特征的模长", "normalised image features": "归一化后的图像特征", "normalised text features": "归一化后的文本特征",
-          "cosine similarities": "余弦相似度", "labels": "labels（对角线标签）", "row max": "行最大值", "column max": "列最大值",
-          "log-sum-exp over texts": "在文本上的 log-sum-exp", "log-sum-exp over images": "在图像上的 log-sum-exp",
-          "log-softmax over texts": "在文本上的 log-softmax", "log-softmax over images": "在图像上的 log-softmax",
-          "positive logits (diagonal)": "正样本的 logits（对角线）", "image-to-text loss": "图到文方向的损失",
-          "text-to-image loss": "文到图方向的损失", "sum of both directions": "两个方向的损失之和"}  # fmt: skip
-    zh = {name: text for name, text in zh.items() if name in dict(steps)}
-    return Case(ctx.entry, (image, text, scale), steps, zh=zh, label=LARGE if large else None,
-                factors=[(1 / SCALE**2, "logits divided by logit_scale instead of multiplied", "logits 除以了 logit_scale，而不是乘以它"),
-                         (2.0, "the two directions added, not averaged", "两个方向相加了，而不是取平均")])  # fmt: skip
+    return Case(ctx.entry, (image, text, scale), steps, label=LARGE if large else None,
+                factors=[(1 / SCALE**2, Ev("logits divided by logit_scale instead of multiplied")),
+                         (2.0, Ev("the two directions added, not averaged"))])  # fmt: skip
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:

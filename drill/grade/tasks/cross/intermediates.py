@@ -11,6 +11,7 @@ from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.cross.task import TASK
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import LARGE_PEAK, LARGE_SCORES, NoTrace, fixed_mask, scale_factors
+from drill.text.messages import Ev
 
 B, TQ, TK, H, HD = 2, 5, 7, 3, 4  # no two sizes equal: a query/key mix-up shows as a shape
 
@@ -40,12 +41,10 @@ def case(ctx, large: bool = False) -> Case:
     weights = torch.softmax(masked, dim=-1)
     attended = weights @ v
     merged = merge_heads(attended)
-    steps = [("x", x), ("context", context), ("q (from x)", q), ("k (from context)", k), ("v (from context)", v),
+    steps = [("x", x), ("context", context), (Ev("q (from x)"), q), (Ev("k (from context)"), k), (Ev("v (from context)"), v),
              ("scores", scores), ("scaled", scaled), ("masked", masked), ("weights", weights), ("weights·v", attended),
-             ("merged heads", merged), ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    zh = {"q (from x)": "q（来自 x）", "k (from context)": "k（来自 context）", "v (from context)": "v（来自 context）",
-          "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, (x, context, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh,
+             (Ev("merged heads"), merged), ("output", built.layout.project_out(merged, params))]  # fmt: skip
+    return Case(built.module, (x, context, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS,
                 label=LARGE_SCORES if large else None)  # fmt: skip
 
 
@@ -68,5 +67,5 @@ def leaks(ctx, failed: set[str]) -> list[dict]:
     x, context = (torch.randn(3, t, H * HD, generator=gen, dtype=torch.float64) for t in (TQ, TK))
     mask = padding_mask(lengths, TK, ctx.device)
     seen = leak.through(lambda c: TASK.forward(ctx, built.module, x, c, mask), context, leak.last_dims)  # [B, Tq, Tk]
-    return [leak.picture(f"padding, sample {b} (context length {n})", f"padding：样本 {b}（context 长度 {n}）",
-                         (torch.arange(TK) < n).expand(TQ, TK), seen[b]) for b, n in enumerate(lengths)]  # fmt: skip
+    return [leak.picture(Ev("padding, sample {b} (context length {n})", b=b, n=n), (torch.arange(TK) < n).expand(TQ, TK), seen[b])
+            for b, n in enumerate(lengths)]  # fmt: skip

@@ -6,14 +6,12 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 B, T, V, SMOOTHING = 2, 3, 7, 0.1  # 6 rows of 7 classes; two targets ignored
 
 
-LARGE = (
-    "logits around 1e3, spread ~300, each target the least likely class",
-    "各类分数在 1e3 量级、彼此相差约 300，目标都是最不可能的类",
-)
+LARGE = Ev("logits around 1e3, spread ~300, each target the least likely class")
 
 
 def case(ctx, large: bool = False) -> Case:
@@ -33,16 +31,13 @@ def case(ctx, large: bool = False) -> Case:
     nll = -logp.gather(-1, torch.where(valid, targets.reshape(-1), 0)[:, None]).squeeze(-1)
     uniform = -logp.mean(-1)
     kept = ((1 - SMOOTHING) * nll + SMOOTHING * uniform) * valid
-    steps = [("logits", flat), ("row max", row_max), ("logits - max", flat - row_max), ("exp", (flat - row_max).exp()),
-             ("sum of exp", (flat - row_max).exp().sum(-1, keepdim=True)), ("probabilities", logp.exp()), ("log-sum-exp", lse),
-             ("log-probabilities", logp), ("-log p[target]", nll), ("-mean log p (smoothing)", uniform),
-             ("(1 - ε)·nll", (1 - SMOOTHING) * nll), ("ε·smoothing", SMOOTHING * uniform),
-             ("smoothed losses", (1 - SMOOTHING) * nll + SMOOTHING * uniform), ("losses of kept targets", kept),
-             ("sum of losses", kept.sum()), ("output", kept.sum() / valid.sum())]  # fmt: skip
-    zh = {"row max": "行最大值", "sum of exp": "exp 之和", "log-probabilities": "对数概率", "probabilities": "概率",
-          "-log p[target]": "目标类的 -log p", "-mean log p (smoothing)": "-mean log p（平滑项）", "ε·smoothing": "ε·平滑项",
-          "smoothed losses": "平滑后的损失", "losses of kept targets": "有效目标的损失", "sum of losses": "损失之和"}  # fmt: skip
-    return Case(ctx.entry, (logits, targets), steps, kwargs={"label_smoothing": SMOOTHING}, zh=zh, label=LARGE if large else None)
+    steps = [("logits", flat), (Ev("row max"), row_max), ("logits - max", flat - row_max), ("exp", (flat - row_max).exp()),
+             (Ev("sum of exp"), (flat - row_max).exp().sum(-1, keepdim=True)), (Ev("probabilities"), logp.exp()),
+             ("log-sum-exp", lse), (Ev("log-probabilities"), logp), (Ev("-log p[target]"), nll),
+             (Ev("-mean log p (smoothing)"), uniform), ("(1 - ε)·nll", (1 - SMOOTHING) * nll), (Ev("ε·smoothing"), SMOOTHING * uniform),
+             (Ev("smoothed losses"), (1 - SMOOTHING) * nll + SMOOTHING * uniform), (Ev("losses of kept targets"), kept),
+             (Ev("sum of losses"), kept.sum()), ("output", kept.sum() / valid.sum())]  # fmt: skip
+    return Case(ctx.entry, (logits, targets), steps, kwargs={"label_smoothing": SMOOTHING}, label=LARGE if large else None)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:

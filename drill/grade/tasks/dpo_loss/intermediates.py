@@ -8,11 +8,12 @@ import torch
 import torch.nn.functional as F
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 B, BETA = 5, 0.3
 
 
-LARGE = ("margins of ±1e4 (β·margin around ±3000)", "偏好差值为 ±1e4（乘以 β 后约为 ±3000）")
+LARGE = Ev("margins of ±1e4 (β·margin around ±3000)")
 
 
 def case(ctx, large: bool = False) -> Case:
@@ -26,27 +27,22 @@ def case(ctx, large: bool = False) -> Case:
     z = BETA * margin
     losses = -F.logsigmoid(z)
     steps = [("policy_chosen_logps", pc), ("policy_rejected_logps", pr), ("ref_chosen_logps", rc),
-             ("ref_rejected_logps", rr), ("policy log-ratio", policy), ("reference log-ratio", ref),
-             ("chosen log-ratio (policy - reference)", pc - rc), ("rejected log-ratio (policy - reference)", pr - rr),
+             ("ref_rejected_logps", rr), (Ev("policy log-ratio"), policy), (Ev("reference log-ratio"), ref),
+             (Ev("chosen log-ratio (policy - reference)"), pc - rc), (Ev("rejected log-ratio (policy - reference)"), pr - rr),
              ("margin", margin), ("z = β·margin", z), ("-z", -z), ("exp(-z)", torch.exp(-z)), ("σ(z)", torch.sigmoid(z)),
              ("log σ(z)", F.logsigmoid(z)), ("max(-z, 0)", (-z).clamp(min=0)), ("min(z, 0)", z.clamp(max=0)), ("-|z|", -z.abs()), ("exp(-|z|)", torch.exp(-z.abs())),
-             ("log(1 + exp(-|z|))", torch.log1p(torch.exp(-z.abs()))), ("-log σ(z), per pair", losses),
-             ("mean log σ(z)", F.logsigmoid(z).mean()), ("sum of losses", losses.sum()), ("output", losses.mean()), ("chosen_rewards", BETA * (pc - rc)),
+             ("log(1 + exp(-|z|))", torch.log1p(torch.exp(-z.abs()))), (Ev("-log σ(z), per pair"), losses),
+             (Ev("mean log σ(z)"), F.logsigmoid(z).mean()), (Ev("sum of losses"), losses.sum()), ("output", losses.mean()),
+             ("chosen_rewards", BETA * (pc - rc)),
              ("rejected_rewards", BETA * (pr - rr))]  # fmt: skip
-    zh = {"policy log-ratio": "策略模型的对数比", "reference log-ratio": "参考模型的对数比",
-          "chosen log-ratio (policy - reference)": "chosen 的对数比（策略 - 参考）",
-          "rejected log-ratio (policy - reference)": "rejected 的对数比（策略 - 参考）", "-log σ(z), per pair": "每对的 -log σ(z)",
-          "mean log σ(z)": "log σ(z) 的均值", "sum of losses": "损失之和"}  # fmt: skip
     if large:  # exp(-z) is inf there: no step to match, so the user's overflowing exp is where the trace stops
         steps = [(name, t) for name, t in steps if torch.isfinite(t).all()]
-        zh = {name: text for name, text in zh.items() if name in dict(steps)}
     return Case(
         ctx.entry,
         (pc, pr, rc, rr),
         steps,
         kwargs={"beta": BETA},
         returned=("output", "chosen_rewards", "rejected_rewards"),
-        zh=zh,
         label=LARGE if large else None,
     )
 

@@ -12,12 +12,11 @@ import torch
 from drill.grade.trace_match import Case
 from drill.grade.tracing import NoTrace
 from drill.grade.user.wire import Generator
+from drill.text.messages import Ev
 
 SHAPE, P, SEED = (5, 7), 0.25, 7
-EVAL = ("training=False", "training=False（推理）")
-P1 = ("p = 1", "p = 1（全部丢弃）")
-ZH = {"keep mask": "保留的 mask", "keep mask (0/1)": "保留的 mask（0/1）", "x·mask": "x 乘 mask", "1 / (1 - p)": "1 / (1 - p)（缩放系数）",
-      "mask / (1 - p)": "mask / (1 - p)（缩放后的 mask）", "1 - p": "1 - p（保留概率）"}  # fmt: skip
+EVAL = Ev("training=False")
+P1 = Ev("p = 1")
 
 
 def nonzero_x() -> torch.Tensor:
@@ -32,11 +31,11 @@ def case(ctx) -> Case:
         raise NoTrace("no reproducible mask to compare against")
     keep = first.detach() != 0
     scale = torch.tensor(1 / (1 - P), dtype=torch.float64)
-    steps = [("x", x), ("keep mask", keep), ("keep mask (0/1)", keep.double()), ("x·mask", x * keep),
-             ("1 - p", torch.tensor(1 - P, dtype=torch.float64)), ("1 / (1 - p)", scale), ("mask / (1 - p)", keep * scale),
+    steps = [("x", x), (Ev("keep mask"), keep), (Ev("keep mask (0/1)"), keep.double()), (Ev("x·mask"), x * keep),
+             (Ev("1 - p"), torch.tensor(1 - P, dtype=torch.float64)), (Ev("1 / (1 - p)"), scale), (Ev("mask / (1 - p)"), keep * scale),
              ("output", x * keep * scale)]  # fmt: skip
-    factors = [(1 - P, "not scaled by 1 / (1 - p)", "没有乘 1 / (1 - p)"), ((1 - P) / P, "scaled by 1 / p: p used as the keep probability", "乘了 1 / p：把 p 当成了保留概率")]  # fmt: skip
-    return Case(ctx.entry, (x, P, True, Generator(SEED)), steps, factors=factors, zh={n: ZH[n] for n, _ in steps if n in ZH})
+    factors = [(1 - P, Ev("not scaled by 1 / (1 - p)")), ((1 - P) / P, Ev("scaled by 1 / p: p used as the keep probability"))]
+    return Case(ctx.entry, (x, P, True, Generator(SEED)), steps, factors=factors)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:

@@ -13,6 +13,7 @@ from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.encoder_layer.task import build, padding
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, scale_factors
+from drill.text.messages import Ev
 
 B, T, H, HD = 2, 5, 3, 4  # d_model 12, ffn_dim 20
 
@@ -47,10 +48,7 @@ def case(ctx) -> Case:
     ffn_out = linear(activated, lay.fc2)
     sum2 = normed1 + ffn_out
     steps = [("x", x), ("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked", masked),
-             ("weights", weights), ("weights·v", attended), ("merged heads", merged), ("attention output", attn_out),
-             ("x + attention", sum1), ("norm1(x + attention)", normed1), ("ffn hidden", hidden), ("gelu(hidden)", activated),
-             ("ffn output", ffn_out), ("x + ffn", sum2), ("output", ln(sum2, lay.ln2))]  # fmt: skip
-    zh = {"merged heads": "合并各头", "attention output": "注意力输出", "x + attention": "x + 注意力输出",
-          "norm1(x + attention)": "norm1(x + 注意力输出)", "ffn hidden": "FFN 隐藏层", "gelu(hidden)": "gelu(隐藏层)",
-          "ffn output": "FFN 输出", "x + ffn": "x + FFN 输出"}  # fmt: skip
-    return Case(built.module, (x, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)
+             ("weights", weights), ("weights·v", attended), (Ev("merged heads"), merged), (Ev("attention output"), attn_out),
+             (Ev("x + attention"), sum1), (Ev("norm1(x + attention)"), normed1), (Ev("ffn hidden"), hidden),
+             (Ev("gelu(hidden)"), activated), (Ev("ffn output"), ffn_out), (Ev("x + ffn"), sum2), ("output", ln(sum2, lay.ln2))]  # fmt: skip
+    return Case(built.module, (x, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS)

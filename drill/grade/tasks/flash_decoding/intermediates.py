@@ -11,6 +11,7 @@ import torch
 
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import LARGE_PEAK, LARGE_SCORES, scale_factors
+from drill.text.messages import Ev
 
 B, H, TQ, TK, D, DV, N_SPLITS = 2, 3, 5, 27, 9, 10, 4  # chunks of 7, 7, 7 and 6; no two sizes equal
 
@@ -24,7 +25,7 @@ def case(ctx, large: bool = False) -> Case:
     if large:
         q = q * LARGE_PEAK * math.sqrt(D) / (q @ k.transpose(-2, -1)).abs().max()
     size = -(-tk // n_splits)
-    steps, zh = [("q", q), ("k", k), ("v", v)], {}
+    steps = [("q", q), ("k", k), ("v", v)]
     padded, outs, lses = [], [], []
     for n, start in enumerate(range(0, tk, size), 1):
         kc, vc = k[..., start : start + size, :], v[..., start : start + size, :]
@@ -38,38 +39,27 @@ def case(ctx, large: bool = False) -> Case:
         outs.append(out)
         lses.append(lse)
         padded.append(torch.cat([scaled, scaled.new_full((B, H, TQ, size - kc.shape[-2]), float("-inf"))], -1))
-        steps += [(f"k chunk {n}", kc), (f"v chunk {n}", vc), (f"scores, chunk {n}", raw), (f"scaled, chunk {n}", scaled),
-                  (f"max, chunk {n}", m), (f"scaled - max, chunk {n}", scaled - m), (f"p, chunk {n}", p),
-                  (f"sum of p, chunk {n}", total), (f"p·v, chunk {n}", p @ vc), (f"partial output, chunk {n}", out),
-                  (f"log(sum), chunk {n}", total.log()), (f"log-sum-exp, chunk {n}", lse)]  # fmt: skip
-        zh |= {f"k chunk {n}": f"第 {n} 块的 k", f"v chunk {n}": f"第 {n} 块的 v", f"scores, chunk {n}": f"第 {n} 块的 scores",
-               f"scaled, chunk {n}": f"第 {n} 块的 scaled", f"max, chunk {n}": f"第 {n} 块的最大值",
-               f"scaled - max, chunk {n}": f"第 {n} 块的 scaled - max", f"p, chunk {n}": f"第 {n} 块的 p",
-               f"sum of p, chunk {n}": f"第 {n} 块的 p 之和", f"p·v, chunk {n}": f"第 {n} 块的 p·v",
-               f"partial output, chunk {n}": f"第 {n} 块的部分输出", f"log(sum), chunk {n}": f"第 {n} 块的 log(sum)",
-               f"log-sum-exp, chunk {n}": f"第 {n} 块的 log-sum-exp"}  # fmt: skip
+        steps += [(Ev("k chunk {n}", n=n), kc), (Ev("v chunk {n}", n=n), vc), (Ev("scores, chunk {n}", n=n), raw),
+                  (Ev("scaled, chunk {n}", n=n), scaled), (Ev("max, chunk {n}", n=n), m),
+                  (Ev("scaled - max, chunk {n}", n=n), scaled - m), (Ev("p, chunk {n}", n=n), p),
+                  (Ev("sum of p, chunk {n}", n=n), total), (Ev("p·v, chunk {n}", n=n), p @ vc),
+                  (Ev("partial output, chunk {n}", n=n), out), (Ev("log(sum), chunk {n}", n=n), total.log()),
+                  (Ev("log-sum-exp, chunk {n}", n=n), lse)]  # fmt: skip
     scores_all = torch.stack(padded)  # [n, B, H, Tq, chunk]
     lse_all, out_all = torch.stack(lses), torch.stack(outs)  # [n, B, H, Tq, 1], [n, B, H, Tq, Dv]
     top = lse_all.amax(0)
     weights = torch.exp(lse_all - top)
     full = top + weights.sum(0).log()
     merged = weights / weights.sum(0)
-    steps += [("scaled scores of every chunk (padded with -inf)", scores_all),
-              ("p of every chunk, normalised in the chunk", torch.exp(scores_all - lse_all)),
-              ("log-sum-exps of the chunks", lse_all), ("partial outputs of the chunks", out_all), ("max log-sum-exp", top),
-              ("log-sum-exp - max", lse_all - top), ("merge weights (unnormalised)", weights),
-              ("weighted partials", weights * out_all), ("sum of weighted partials", (weights * out_all).sum(0)),
-              ("sum of merge weights", weights.sum(0)), ("log-sum-exp of all keys", full),
-              ("log merge weights", lse_all - full), ("merge weights", merged), ("normalised weighted partials", merged * out_all),
-              ("output", (merged * out_all).sum(0))]  # fmt: skip
-    zh |= {"scaled scores of every chunk (padded with -inf)": "各块缩放后的 scores（以 -inf 补齐）",
-           "p of every chunk, normalised in the chunk": "各块的 p（块内归一化）", "log-sum-exps of the chunks": "各块的 log-sum-exp",
-           "partial outputs of the chunks": "各块的部分输出", "max log-sum-exp": "log-sum-exp 的最大值",
-           "merge weights (unnormalised)": "合并权重（未归一化）", "weighted partials": "加权后的部分输出",
-           "sum of weighted partials": "加权部分输出之和", "sum of merge weights": "合并权重之和",
-           "log-sum-exp of all keys": "全部 key 的 log-sum-exp", "log merge weights": "合并权重的对数", "merge weights": "合并权重",
-           "normalised weighted partials": "归一化后的加权部分输出"}  # fmt: skip
-    return Case(ctx.entry, (q, k, v, n_splits), steps, factors=scale_factors(D), unit=PAIRS, zh=zh,
+    steps += [(Ev("scaled scores of every chunk (padded with -inf)"), scores_all),
+              (Ev("p of every chunk, normalised in the chunk"), torch.exp(scores_all - lse_all)),
+              (Ev("log-sum-exps of the chunks"), lse_all), (Ev("partial outputs of the chunks"), out_all),
+              (Ev("max log-sum-exp"), top), ("log-sum-exp - max", lse_all - top), (Ev("merge weights (unnormalised)"), weights),
+              (Ev("weighted partials"), weights * out_all), (Ev("sum of weighted partials"), (weights * out_all).sum(0)),
+              (Ev("sum of merge weights"), weights.sum(0)), (Ev("log-sum-exp of all keys"), full),
+              (Ev("log merge weights"), lse_all - full), (Ev("merge weights"), merged),
+              (Ev("normalised weighted partials"), merged * out_all), ("output", (merged * out_all).sum(0))]  # fmt: skip
+    return Case(ctx.entry, (q, k, v, n_splits), steps, factors=scale_factors(D), unit=PAIRS,
                 label=LARGE_SCORES if large else None)  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.gqa.task import TASK
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, fixed_mask, module_leaks, scale_factors
+from drill.text.messages import Ev
 
 B, T, H, KV, HD = 7, 5, 6, 2, 4  # groups of 3 query heads per kv head; no two sizes equal
 
@@ -34,13 +35,11 @@ def case(ctx) -> Case:
     weights = torch.softmax(masked, dim=-1)
     attended = weights @ v_shared
     merged = merge_heads(attended)
-    steps = [("x", x), ("q", q), ("k (kv heads)", k_kv), ("v (kv heads)", v_kv), ("k shared per query head", k_shared),
-             ("v shared per query head", v_shared), ("scores", scores), ("scaled", scaled), ("masked", masked),
-             ("weights", weights), ("weights·v", attended), ("merged heads", merged),
+    steps = [("x", x), ("q", q), (Ev("k (kv heads)"), k_kv), (Ev("v (kv heads)"), v_kv),
+             (Ev("k shared per query head"), k_shared), (Ev("v shared per query head"), v_shared), ("scores", scores),
+             ("scaled", scaled), ("masked", masked), ("weights", weights), ("weights·v", attended), (Ev("merged heads"), merged),
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    zh = {"k (kv heads)": "k（kv 头）", "v (kv heads)": "v（kv 头）", "k shared per query head": "复制到每个 query 头的 k",
-          "v shared per query head": "复制到每个 query 头的 v", "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, self_attention_args(ctx, x, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)
+    return Case(built.module, self_attention_args(ctx, x, mask), steps, factors=scale_factors(HD, H * HD), unit=PAIRS)
 
 
 def leaks(ctx, failed):

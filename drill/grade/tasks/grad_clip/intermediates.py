@@ -13,9 +13,11 @@ import torch
 
 from drill.grade.trace_match import Case
 from drill.grade.user.wire import Params
+from drill.text.messages import Ev
 
 SHAPES = ((3, 4), (5,), (2, 7))
 NORM, MAX_NORM = 5.0, 2.0
+TOTAL = Ev("total norm")
 
 
 def case(ctx) -> Case:
@@ -28,23 +30,17 @@ def case(ctx) -> Case:
     total = norms.norm()
     coef = MAX_NORM / (total + 1e-6)
     n = range(len(grads))
-    steps = [(f"grad {i}", grads[i]) for i in n] + [(f"grad {i}²", grads[i] ** 2) for i in n]
-    steps += [(f"‖grad {i}‖²", (grads[i] ** 2).sum()) for i in n] + [(f"‖grad {i}‖", norms[i]) for i in n]
-    steps += [("per-parameter norms", norms), ("total norm²", total**2), ("total norm", total),
-              ("clip coefficient = max_norm / (total + 1e-6)", coef)]  # fmt: skip
-    clipped = [(f"clipped grad {i}", grads[i] * coef) for i in n]
-    zh = {"per-parameter norms": "各参数梯度的范数", "total norm²": "总范数的平方", "total norm": "总范数",
-          "clip coefficient = max_norm / (total + 1e-6)": "裁剪系数 = max_norm / (total + 1e-6)"}  # fmt: skip
-    for i in n:
-        zh |= {f"grad {i}": f"梯度 {i}", f"grad {i}²": f"梯度 {i} 的平方", f"‖grad {i}‖²": f"‖梯度 {i}‖²", f"‖grad {i}‖": f"‖梯度 {i}‖",
-               f"clipped grad {i}": f"裁剪后的梯度 {i}"}  # fmt: skip
+    steps = [(Ev("grad {i}", i=i), grads[i]) for i in n] + [(Ev("grad {i}²", i=i), grads[i] ** 2) for i in n]
+    steps += [(Ev("‖grad {i}‖²", i=i), (grads[i] ** 2).sum()) for i in n] + [(Ev("‖grad {i}‖", i=i), norms[i]) for i in n]
+    steps += [(Ev("per-parameter norms"), norms), (Ev("total norm²"), total**2), (TOTAL, total),
+              (Ev("clip coefficient = max_norm / (total + 1e-6)"), coef)]  # fmt: skip
+    clipped = [(Ev("clipped grad {i}", i=i), grads[i] * coef) for i in n]
     return Case(
         ctx.entry,
         (Params(tuple(zip(values, grads))), MAX_NORM),
         steps + clipped,
-        output="total norm",
+        output=TOTAL,
         table=True,
-        returned=("total norm", *(name for name, _ in clipped)),
+        returned=(TOTAL, *(name for name, _ in clipped)),
         updates=tuple(2 * i + 1 for i in n),  # sent as value, grad per parameter: the contract clips the grads in place
-        zh=zh,
     )

@@ -14,23 +14,11 @@ import torch
 
 from drill.grade.tasks.grpo_successors.task import ENTRY_GSPO, GSPO_CHECKS
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 G, T = 4, 5
 LENGTHS = (5, 3, 1, 4)
 LOW, HIGH, EPS = 0.15, 0.35, 0.2
-
-ZH = {"logp - old_logp": "对数比 logp - old_logp", "ratio": "比率 ratio", "clipped ratio": "裁剪后的 ratio",
-      "ratio·A": "ratio·A（未裁剪项）", "clip(ratio)·A": "clip(ratio)·A（裁剪项）", "-ratio·A": "-ratio·A（未裁剪项取负）",
-      "-clip(ratio)·A": "-clip(ratio)·A（裁剪项取负）", "objective = min(ratio·A, clip(ratio)·A)": "目标 objective = min(ratio·A, clip(ratio)·A)",
-      "-objective": "-objective（目标取负）", "masked loss": "乘上 mask 的 loss", "masked loss summed per completion": "每个回答的 masked loss 之和",
-      "sum over the valid tokens": "所有有效 token 的 loss 之和", "valid tokens": "有效 token 数", "logp": "logp（当前策略的 log-prob）",
-      "advantages": "advantages（优势）", "masked log-ratio": "乘上 mask 的对数比", "log-ratio summed per completion": "每个回答的对数比之和",
-      "completion lengths": "各回答的长度", "mean log-ratio per completion": "每个回答的平均对数比",
-      "sequence ratio": "序列级 ratio"}  # fmt: skip
-
-
-def own_zh(steps) -> dict[str, str]:
-    return {name: ZH[name] for name, _ in steps if name in ZH}
 
 
 def inputs():
@@ -46,8 +34,9 @@ def inputs():
 
 def surrogate_steps(ratio, clipped, a):
     objective = torch.min(ratio * a, clipped * a)
-    return objective, [("ratio·A", ratio * a), ("clip(ratio)·A", clipped * a), ("-ratio·A", -ratio * a), ("-clip(ratio)·A", -clipped * a),
-                       ("objective = min(ratio·A, clip(ratio)·A)", objective), ("-objective", -objective)]  # fmt: skip
+    return objective, [(Ev("ratio·A"), ratio * a), (Ev("clip(ratio)·A"), clipped * a), (Ev("-ratio·A"), -ratio * a),
+                       (Ev("-clip(ratio)·A"), -clipped * a), (Ev("objective = min(ratio·A, clip(ratio)·A)"), objective),
+                       (Ev("-objective"), -objective)]  # fmt: skip
 
 
 def case(ctx) -> Case:
@@ -57,11 +46,12 @@ def case(ctx) -> Case:
     clipped = ratio.clamp(1 - LOW, 1 + HIGH)
     objective, surrogates = surrogate_steps(ratio, clipped, a)
     masked = -objective * mask
-    steps = [("logp", logp), ("old_logp", old), ("advantages", adv), ("logp - old_logp", logp - old), ("ratio", ratio),
-             ("clipped ratio", clipped), *surrogates, ("masked loss", masked), ("masked loss summed per completion", masked.sum(1)),
-             ("sum over the valid tokens", masked.sum()), ("valid tokens", mask.sum().double()), ("output", masked.sum() / mask.sum())]  # fmt: skip
-    factors = [(T * G / sum(LENGTHS), "divided by every position, padding included", "除以了全部位置数，padding 也算进去了")]
-    return Case(ctx.entry, (logp, old, adv, mask), steps, kwargs={"eps_low": LOW, "eps_high": HIGH}, factors=factors, zh=own_zh(steps))
+    steps = [(Ev("logp"), logp), ("old_logp", old), (Ev("advantages"), adv), (Ev("logp - old_logp"), logp - old), (Ev("ratio"), ratio),
+             (Ev("clipped ratio"), clipped), *surrogates, (Ev("masked loss"), masked),
+             (Ev("masked loss summed per completion"), masked.sum(1)), (Ev("sum over the valid tokens"), masked.sum()),
+             (Ev("valid tokens"), mask.sum().double()), ("output", masked.sum() / mask.sum())]  # fmt: skip
+    factors = [(T * G / sum(LENGTHS), Ev("divided by every position, padding included"))]
+    return Case(ctx.entry, (logp, old, adv, mask), steps, kwargs={"eps_low": LOW, "eps_high": HIGH}, factors=factors)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -76,9 +66,10 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     ratio = mean.exp()
     clipped = ratio.clamp(1 - EPS, 1 + EPS)
     objective, surrogates = surrogate_steps(ratio, clipped, adv)
-    steps = [("logp", logp), ("old_logp", old), ("advantages", adv), ("logp - old_logp", logp - old), ("masked log-ratio", diff),
-             ("log-ratio summed per completion", diff.sum(1)), ("completion lengths", lengths), ("mean log-ratio per completion", mean),
-             ("sequence ratio", ratio), ("clipped ratio", clipped), *surrogates, ("output", -objective.mean())]  # fmt: skip
-    factors = [(T / l, "averaged over every position, padding included", "在全部位置上求了平均，padding 也算进去了") for l in sorted(set(LENGTHS)) if l != T]
-    label = (f"gspo_loss(logp, old_logp, advantages, mask, eps={EPS})", f"调用 gspo_loss(logp, old_logp, advantages, mask, eps={EPS}) 函数")
-    return [Case(handle, (logp, old, adv, mask), steps, kwargs={"eps": EPS}, factors=factors, zh=own_zh(steps), label=label)]
+    steps = [(Ev("logp"), logp), ("old_logp", old), (Ev("advantages"), adv), (Ev("logp - old_logp"), logp - old),
+             (Ev("masked log-ratio"), diff), (Ev("log-ratio summed per completion"), diff.sum(1)), (Ev("completion lengths"), lengths),
+             (Ev("mean log-ratio per completion"), mean), (Ev("sequence ratio"), ratio), (Ev("clipped ratio"), clipped), *surrogates,
+             ("output", -objective.mean())]  # fmt: skip
+    factors = [(T / l, Ev("averaged over every position, padding included")) for l in sorted(set(LENGTHS)) if l != T]
+    label = Ev("gspo_loss(logp, old_logp, advantages, mask, eps={eps})", eps=EPS)
+    return [Case(handle, (logp, old, adv, mask), steps, kwargs={"eps": EPS}, factors=factors, label=label)]

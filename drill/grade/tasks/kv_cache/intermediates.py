@@ -12,11 +12,12 @@ from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.kv_cache.task import TASK
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, scale_factors
+from drill.text.messages import Ev
 
 B, H, HD, CACHED, NEW = 2, 3, 4, 6, 5  # 11 keys in all; no two sizes equal
 
 
-def case(ctx, sizes: tuple[int, ...] = (CACHED,), before: bool = False, label: tuple[str, str] | None = None) -> Case:
+def case(ctx, sizes: tuple[int, ...] = (CACHED,), before: bool = False, label: Ev | None = None) -> Case:
     """The traced call after untraced ones that feed the 6 cached tokens in chunks of ``sizes``, each given the
     last one's cache; ``before``: another sequence was decoded on the module first (what it left must not show)."""
     built = TASK.build(ctx, H * HD, H, torch.float64)
@@ -44,14 +45,12 @@ def case(ctx, sizes: tuple[int, ...] = (CACHED,), before: bool = False, label: t
     weights = torch.softmax(masked, dim=-1)
     attended = weights @ v_all
     merged = merge_heads(attended)
-    steps = [("x (new chunk)", chunk), ("q (new tokens)", q), ("k cached", k_all[:, :, :CACHED]), ("v cached", v_all[:, :, :CACHED]),
-             ("k new", k_all[:, :, CACHED:]), ("v new", v_all[:, :, CACHED:]), ("k cached + new", k_all), ("v cached + new", v_all),
-             ("scores", scores), ("scaled", scaled), ("masked (bottom-right)", masked), ("weights", weights),
-             ("weights·v", attended), ("merged heads", merged), ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    zh = {"x (new chunk)": "x（新的一段 token）", "q (new tokens)": "q（新 token）", "k cached": "缓存的 k", "v cached": "缓存的 v",
-          "k new": "新的 k", "v new": "新的 v", "k cached + new": "k（缓存 + 新）", "v cached + new": "v（缓存 + 新）",
-          "masked (bottom-right)": "masked（右下对齐）", "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh, label=label)
+    steps = [(Ev("x (new chunk)"), chunk), (Ev("q (new tokens)"), q), (Ev("k cached"), k_all[:, :, :CACHED]),
+             (Ev("v cached"), v_all[:, :, :CACHED]), (Ev("k new"), k_all[:, :, CACHED:]), (Ev("v new"), v_all[:, :, CACHED:]),
+             (Ev("k cached + new"), k_all), (Ev("v cached + new"), v_all), ("scores", scores), ("scaled", scaled),
+             (Ev("masked (bottom-right)"), masked), ("weights", weights), ("weights·v", attended), (Ev("merged heads"), merged),
+             ("output", built.layout.project_out(merged, params))]  # fmt: skip
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, label=label)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -59,9 +58,7 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     last chunk shows only then), a new sequence (cache=None) on a module that decoded another one."""
     found = []
     if any(f.startswith("numerical.decode-") for f in failed):
-        third = ("a third call (4 tokens, then 2, then 5)", "第三次调用（先 4 个 token，再 2 个，再 5 个）")
-        found.append(case(ctx, (4, 2), label=third))
+        found.append(case(ctx, (4, 2), label=Ev("a third call (4 tokens, then 2, then 5)")))
     if "robustness.fresh-sequence" in failed:
-        found.append(case(ctx, before=True, label=("a new sequence on a module that decoded another one",
-                                                   "在已解码过另一序列的模块上开始新序列")))  # fmt: skip
+        found.append(case(ctx, before=True, label=Ev("a new sequence on a module that decoded another one")))
     return found

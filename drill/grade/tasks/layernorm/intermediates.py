@@ -6,11 +6,12 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 B, T, D, EPS = 2, 5, 7, 1e-5  # normalised over D = 7; no two sizes equal
 
 
-def case(ctx, offset: float = 3.0, std: float = 2.0, eps: float = EPS, label: tuple[str, str] | None = None) -> Case:
+def case(ctx, offset: float = 3.0, std: float = 2.0, eps: float = EPS, label: Ev | None = None) -> Case:
     gen = torch.Generator().manual_seed(7)
     x = offset + std * torch.randn(B, T, D, generator=gen, dtype=torch.float64)
     weight, bias = (torch.randn(D, generator=gen, dtype=torch.float64) for _ in range(2))
@@ -19,13 +20,11 @@ def case(ctx, offset: float = 3.0, std: float = 2.0, eps: float = EPS, label: tu
     var = (centred * centred).mean(-1, keepdim=True)
     rstd = (var + eps).rsqrt()
     normed = centred * rstd
-    steps = [("x", x), ("weight", weight), ("bias", bias), ("mean", mean), ("centred", centred),
-             ("squared deviations", centred * centred), ("variance (biased)", var), ("variance + eps", var + eps),
-             ("std", (var + eps).sqrt()), ("1/std", rstd), ("normalised", normed), ("normalised · weight", normed * weight),
+    steps = [("x", x), ("weight", weight), ("bias", bias), (Ev("mean"), mean), (Ev("centred"), centred),
+             (Ev("squared deviations"), centred * centred), (Ev("variance (biased)"), var), (Ev("variance + eps"), var + eps),
+             ("std", (var + eps).sqrt()), ("1/std", rstd), (Ev("normalised"), normed), (Ev("normalised · weight"), normed * weight),
              ("output", normed * weight + bias)]  # fmt: skip
-    zh = {"mean": "均值", "centred": "中心化后", "squared deviations": "偏差的平方", "variance (biased)": "方差（有偏）",
-          "variance + eps": "方差 + eps", "normalised": "归一化后", "normalised · weight": "归一化后 · weight"}  # fmt: skip
-    return Case(ctx.entry, (x, weight, bias), steps, kwargs={"eps": eps}, zh=zh, label=label)
+    return Case(ctx.entry, (x, weight, bias), steps, kwargs={"eps": eps}, label=label)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -33,7 +32,7 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     eps must sit), rows around 1e8 (E[x²] - E[x]² cancels to noise even in float64)."""
     found = []
     if failed & {"numerical.eps-default", "numerical.eps-0.01"}:
-        found.append(case(ctx, std=0.05, eps=1e-2, label=("rows of std ~0.05 with eps = 0.01", "每行标准差约 0.05、eps = 0.01")))
+        found.append(case(ctx, std=0.05, eps=1e-2, label=Ev("rows of std ~0.05 with eps = 0.01")))
     if "stability.large-offset" in failed:
-        found.append(case(ctx, offset=1e8, std=1.0, label=("rows around 1e8 with std ~1", "每行在 1e8 附近、标准差约 1")))
+        found.append(case(ctx, offset=1e8, std=1.0, label=Ev("rows around 1e8 with std ~1")))
     return found

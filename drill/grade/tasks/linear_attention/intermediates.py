@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 B, H, T, D, DV, EPS = 2, 3, 5, 4, 6, 0.25  # no two sizes equal
 
@@ -23,8 +24,6 @@ def case(ctx) -> Case:
     den = (fq * z).sum(-1, keepdim=True)
     steps = [("q", q), ("k", k), ("v", v), ("elu(q)", F.elu(q)), ("φ(q) = elu(q) + 1", fq), ("elu(k)", F.elu(k)),
              ("φ(k) = elu(k) + 1", fk), ("φ(k_j) v_jᵀ", outer), ("S_i = Σ_{j≤i} φ(k_j) v_jᵀ", state),
-             ("z_i = Σ_{j≤i} φ(k_j)", z), ("numerator φ(q_i)·S_i", num), ("φ(q_i) * z_i", fq * z),
-             ("denominator φ(q_i)·z_i", den), ("denominator + eps", den + EPS), ("output", num / (den + EPS))]  # fmt: skip
-    zh = {"numerator φ(q_i)·S_i": "分子 φ(q_i)·S_i", "denominator φ(q_i)·z_i": "分母 φ(q_i)·z_i",
-          "denominator + eps": "分母 + eps"}  # fmt: skip
-    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "eps": EPS}, zh=zh)
+             ("z_i = Σ_{j≤i} φ(k_j)", z), (Ev("numerator φ(q_i)·S_i"), num), ("φ(q_i) * z_i", fq * z),
+             (Ev("denominator φ(q_i)·z_i"), den), (Ev("denominator + eps"), den + EPS), ("output", num / (den + EPS))]  # fmt: skip
+    return Case(ctx.entry, (q, k, v), steps, kwargs={"causal": True, "eps": EPS})

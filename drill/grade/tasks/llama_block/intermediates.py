@@ -21,7 +21,4 @@ def case(ctx) -> Case:
     steps: list = [("x", x)]
     out = reference(built, x, torch.float64, steps=steps)
     steps.append(("output", out))
-    zh = {"q after RoPE": "RoPE 之后的 q", "k after RoPE": "RoPE 之后的 k", "k repeated": "重复后的 k", "v repeated": "重复后的 v",
-          "merged heads": "合并各头", "attention output": "注意力输出", "residual stream after attention": "注意力后的残差流",
-          "mlp output": "MLP 输出", "residual stream after mlp": "MLP 后的残差流"}  # fmt: skip
-    return Case(built.module, (x,), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, zh=zh)
+    return Case(built.module, (x,), steps, factors=scale_factors(HD, H * HD), unit=PAIRS)

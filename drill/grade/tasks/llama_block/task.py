@@ -148,18 +148,18 @@ def reference(built: Built, x, dtype, variant: LlamaVariant = CORRECT_BLOCK, ste
         q, k = rope(q, cos, sin, variant.rope), rope(k, cos, sin, variant.rope)
         if variant.rope_on_v:
             v = rope(v, cos, sin, variant.rope)
-        note(("q after RoPE", q)), note(("k after RoPE", k))  # shown as is: trace keys, named in intermediates.py
+        note((Ev("q after RoPE"), q)), note((Ev("k after RoPE"), k))
         if variant.repeat == "interleave":
             k, v = k.repeat_interleave(g, dim=1), v.repeat_interleave(g, dim=1)
         else:
             k, v = k.repeat(1, g, 1, 1), v.repeat(1, g, 1, 1)
-        note(("k repeated", k)), note(("v repeated", v))
+        note((Ev("k repeated"), k)), note((Ev("v repeated"), v))
         scores = q @ k.transpose(-2, -1)
         scaled = scores / math.sqrt(hd) if variant.scale == "sqrt" else scores
         masked = scaled.masked_fill(~torch.ones(t, t, dtype=torch.bool).tril(), float("-inf")) if variant.causal else scaled
         weights = torch.softmax(masked, dim=-1)
         out = (weights @ v).transpose(1, 2).reshape(b, t, h * hd)
-        for item in (("scores", scores), ("scaled", scaled), ("masked", masked), ("weights", weights), ("merged heads", out)):  # shown as is
+        for item in (("scores", scores), ("scaled", scaled), ("masked", masked), ("weights", weights), (Ev("merged heads"), out)):
             note(item)
         return F.linear(out, p["o"])
 
@@ -169,7 +169,9 @@ def reference(built: Built, x, dtype, variant: LlamaVariant = CORRECT_BLOCK, ste
         note(("gate", gate)), note(("up", up)), note(("silu(gate)·up", hidden))
         return F.linear(hidden, p["down"])
 
-    for sublayer, role, keep, label in ((attn, "ln1", variant.residual[0], "attention"), (mlp, "ln2", variant.residual[1], "mlp")):
+    sublayers = ((attn, "ln1", variant.residual[0], Ev("attention output"), Ev("residual stream after attention")),
+                 (mlp, "ln2", variant.residual[1], Ev("mlp output"), Ev("residual stream after mlp")))
+    for sublayer, role, keep, output, stream in sublayers:
         skip = x if keep else 0
         if variant.norm == "post":
             x = rms_norm(skip + sublayer(x), p[role], built.eps(role), variant.rms)
@@ -177,9 +179,9 @@ def reference(built: Built, x, dtype, variant: LlamaVariant = CORRECT_BLOCK, ste
             normed = rms_norm(x, p[role], built.eps(role), variant.rms)
             note((f"{role}(x)", normed))
             out = sublayer(normed)
-            note((f"{label} output", out))
+            note((output, out))
             x = skip + out
-            note((f"residual stream after {label}", x))  # shown as is
+            note((stream, x))
     return x
 
 

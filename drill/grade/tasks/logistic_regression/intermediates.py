@@ -9,10 +9,15 @@ import torch
 
 from drill.grade.tasks.logistic_regression.task import ENTRY_BCE
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 N, D, LR, STEPS = 6, 3, 0.5, 3
-LARGE = ("logits of ±750 to ±1000 (exp overflows float64)", "logit 在 ±750 到 ±1000 之间（exp 在 float64 下也溢出）")
-ORDINARY = ("bce_with_logits on ordinary logits", "普通大小的 logit 上调用 bce_with_logits")
+LARGE = Ev("logits of ±750 to ±1000 (exp overflows float64)")
+ORDINARY = Ev("bce_with_logits on ordinary logits")
+
+
+def b_after(t: int) -> Ev:
+    return Ev("b after step {t}", t=t)
 
 
 def fit_steps(x, y) -> list[tuple[str, torch.Tensor]]:
@@ -24,21 +29,12 @@ def fit_steps(x, y) -> list[tuple[str, torch.Tensor]]:
         e = p - y
         gw, gb = x.T @ e / N, e.mean()
         w, b = w - LR * gw, b - LR * gb
-        steps += [(f"logits x·w + b, step {t}", z), (f"σ(z), step {t}", p), (f"residual σ(z) - y, step {t}", e),
-                  (f"xᵀ(σ(z) - y), step {t}", x.T @ e), (f"sum of residuals, step {t}", e.sum()),
-                  (f"gradient of w, step {t}", gw), (f"gradient of b, step {t}", gb), (f"lr·grad w, step {t}", LR * gw),
-                  (f"lr·grad b, step {t}", LR * gb), ("output" if t == STEPS else f"w after step {t}", w), (f"b after step {t}", b)]  # fmt: skip
+        steps += [(Ev("logits x·w + b, step {t}", t=t), z), (Ev("σ(z), step {t}", t=t), p), (Ev("residual σ(z) - y, step {t}", t=t), e),
+                  (Ev("xᵀ(σ(z) - y), step {t}", t=t), x.T @ e), (Ev("sum of residuals, step {t}", t=t), e.sum()),
+                  (Ev("gradient of w, step {t}", t=t), gw), (Ev("gradient of b, step {t}", t=t), gb),
+                  (Ev("lr·grad w, step {t}", t=t), LR * gw), (Ev("lr·grad b, step {t}", t=t), LR * gb),
+                  ("output" if t == STEPS else Ev("w after step {t}", t=t), w), (b_after(t), b)]  # fmt: skip
     return steps
-
-
-def zh_of(name: str) -> str:
-    base, _, step = name.rpartition(", step ")
-    words = {"logits x·w + b": "logit x·w + b", "σ(z)": "σ(z)", "residual σ(z) - y": "残差 σ(z) - y", "xᵀ(σ(z) - y)": "xᵀ(σ(z) - y)",
-             "sum of residuals": "残差之和", "gradient of w": "w 的梯度", "gradient of b": "b 的梯度", "lr·grad w": "lr 乘 w 的梯度",
-             "lr·grad b": "lr 乘 b 的梯度"}  # fmt: skip
-    if name.startswith(("w after step", "b after step")):
-        return f"第 {name.split()[-1]} 步之后的 {name[0]}"
-    return f"第 {step} 步的{words[base]}"
 
 
 def case(ctx) -> Case:
@@ -46,9 +42,8 @@ def case(ctx) -> Case:
     x = torch.randn(N, D, generator=gen, dtype=torch.float64)
     y = torch.tensor([0.0, 1.0, 1.0, 0.0, 1.0, 0.0], dtype=torch.float64)
     steps = fit_steps(x, y)
-    zh = {name: zh_of(name) for name, _ in steps if name not in ("x", "y", "output")}
-    return Case(ctx.entry, (x, y, LR, STEPS), steps, returned=("output", f"b after step {STEPS}"), zh=zh,
-                factors=[(1 / N, "the gradient not divided by N", "梯度没有除以 N"), (-1.0, "a step up the gradient", "沿梯度方向走了一步")])  # fmt: skip
+    return Case(ctx.entry, (x, y, LR, STEPS), steps, returned=("output", b_after(STEPS)),
+                factors=[(1 / N, Ev("the gradient not divided by N")), (-1.0, Ev("a step up the gradient"))])  # fmt: skip
 
 
 def bce_case(ctx, large: bool) -> Case:
@@ -59,15 +54,14 @@ def bce_case(ctx, large: bool) -> Case:
     y = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0], dtype=torch.float64)
     softplus = z.clamp(min=0) + torch.log1p(torch.exp(-z.abs()))
     losses = softplus - z * y
-    steps = [("logits", z), ("targets", y), ("|z|", z.abs()), ("-|z|", -z.abs()), ("exp(-|z|)", torch.exp(-z.abs())),
+    steps = [("logits", z), (Ev("targets"), y), ("|z|", z.abs()), ("-|z|", -z.abs()), ("exp(-|z|)", torch.exp(-z.abs())),
              ("log1p(exp(-|z|))", torch.log1p(torch.exp(-z.abs()))), ("max(z, 0)", z.clamp(min=0)), ("z·y", z * y),
              ("log(1 + e^z)", softplus), ("-log σ(z)", softplus - z), ("-log(1 - σ(z))", softplus),
-             ("per-element losses", losses), ("sum of losses", losses.sum()), ("output", losses.mean())]  # fmt: skip
+             (Ev("per-element losses"), losses), (Ev("sum of losses"), losses.sum()), ("output", losses.mean())]  # fmt: skip
     if not large:
         steps[2:2] = [("σ(z)", torch.sigmoid(z)), ("1 - σ(z)", 1 - torch.sigmoid(z)), ("log σ(z)", torch.log(torch.sigmoid(z))),
                       ("log(1 - σ(z))", torch.log(1 - torch.sigmoid(z))), ("exp(z)", torch.exp(z))]  # fmt: skip
-    zh = {"targets": "目标 targets", "per-element losses": "逐元素的损失", "sum of losses": "损失之和"}
-    return Case(ctx.user.entry(ENTRY_BCE), (z, y), steps, zh=zh, label=LARGE if large else ORDINARY)
+    return Case(ctx.user.entry(ENTRY_BCE), (z, y), steps, label=LARGE if large else ORDINARY)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:

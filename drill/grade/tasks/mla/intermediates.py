@@ -13,8 +13,10 @@ from drill.grade.reference import merge_heads, split_heads
 from drill.grade.tasks.mla.task import TASK, linear
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import NoTrace, scale_factors
+from drill.text.messages import Ev
 
 B, H, HD, CACHED, NEW = 2, 3, 4, 6, 5  # d_model 12, d_latent 7, 11 latents in all; no two sizes equal
+LATENTS = Ev("c_kv cached + new")
 
 
 def case(ctx) -> Case:
@@ -39,13 +41,10 @@ def case(ctx) -> Case:
     weights = torch.softmax(masked, dim=-1)
     attended = weights @ v
     merged = merge_heads(attended)
-    steps = [("x (new chunk)", chunk), ("c_kv cached", latents[:, :CACHED]), ("c_kv new = W_dkv x", latents[:, CACHED:]),
-             ("c_kv cached + new", latents), ("q", q), ("k = W_uk c_kv", k), ("v = W_uv c_kv", v),
-             ("q·W_uk (absorbed into the latent)", q @ w_uk), ("scores", scores), ("scaled", scores / math.sqrt(HD)),
-             ("masked (bottom-right)", masked), ("weights", weights),
-             ("weights·c_kv (absorbed)", weights @ latents[:, None]), ("weights·v", attended), ("merged heads", merged),
+    steps = [(Ev("x (new chunk)"), chunk), (Ev("c_kv cached"), latents[:, :CACHED]), (Ev("c_kv new = W_dkv x"), latents[:, CACHED:]),
+             (LATENTS, latents), ("q", q), ("k = W_uk c_kv", k), ("v = W_uv c_kv", v),  # shown as is: formulas
+             (Ev("q·W_uk (absorbed into the latent)"), q @ w_uk), ("scores", scores), ("scaled", scores / math.sqrt(HD)),
+             (Ev("masked (bottom-right)"), masked), ("weights", weights),
+             (Ev("weights·c_kv (absorbed)"), weights @ latents[:, None]), ("weights·v", attended), (Ev("merged heads"), merged),
              ("output", built.layout.project_out(merged, params))]  # fmt: skip
-    zh = {"x (new chunk)": "x（新的一段 token）", "c_kv cached": "缓存的 c_kv", "c_kv new = W_dkv x": "新的 c_kv = W_dkv x",
-          "c_kv cached + new": "c_kv（缓存 + 新）", "q·W_uk (absorbed into the latent)": "q·W_uk（吸收到潜空间）",
-          "masked (bottom-right)": "masked（右下对齐）", "weights·c_kv (absorbed)": "weights·c_kv（吸收形式）", "merged heads": "合并各头"}  # fmt: skip
-    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, returned=("c_kv cached + new",), zh=zh)
+    return Case(built.module, (chunk, ret[1]), steps, factors=scale_factors(HD, H * HD), unit=PAIRS, returned=(LATENTS,))

@@ -9,13 +9,10 @@ import torch
 import torch.nn.functional as F
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 N, D, H, C = 5, 3, 6, 4
-LARGE = ("logits in the hundreds", "logits 达到几百")
-ZH = {"row max": "行最大值", "logits - max": "logits - max（减去最大值）", "sum of exp": "exp 之和", "log-probabilities": "对数概率",
-      "-log p[y]": "真实类别的 -log p", "softmax p": "softmax 概率 p", "one-hot of y": "y 的 one-hot", "p - one_hot": "p - one_hot（softmax 的梯度）",
-      "dlogits = (p - one_hot) / N": "dlogits = (p - one_hot) / N（logits 的梯度）", "ReLU mask z1 > 0": "ReLU 的 mask：z1 > 0",
-      "ReLU mask (0/1)": "ReLU 的 mask（0/1）", "z1 = x·w1 + b1": "z1 = x·w1 + b1（隐藏层的输入）", "h = relu(z1)": "h = relu(z1)（隐藏层的激活）"}  # fmt: skip
+LARGE = Ev("logits in the hundreds")
 
 
 def case(ctx, large: bool = False) -> Case:
@@ -39,18 +36,17 @@ def case(ctx, large: bool = False) -> Case:
     dh = dlogits @ w2.T
     mask = z1 > 0
     dz1 = dh * mask
-    steps = [("x", x), ("z1 = x·w1 + b1", z1), ("h = relu(z1)", h), ("logits", logits), ("row max", row_max),
-             ("logits - max", shifted), ("exp", shifted.exp()), ("sum of exp", shifted.exp().sum(-1, keepdim=True)),
-             ("log-probabilities", logp), ("-log p[y]", nll), ("output", nll.mean()), ("softmax p", p), ("one-hot of y", onehot),
-             ("p - one_hot", p - onehot), ("dlogits = (p - one_hot) / N", dlogits), ("dw2", h.T @ dlogits), ("db2", dlogits.sum(0)),
-             ("dh", dh), ("ReLU mask z1 > 0", mask), ("ReLU mask (0/1)", mask.double()), ("dz1", dz1), ("dw1", x.T @ dz1),
+    steps = [("x", x), (Ev("z1 = x·w1 + b1"), z1), (Ev("h = relu(z1)"), h), ("logits", logits), (Ev("row max"), row_max),
+             (Ev("logits - max"), shifted), ("exp", shifted.exp()), (Ev("sum of exp"), shifted.exp().sum(-1, keepdim=True)),
+             (Ev("log-probabilities"), logp), (Ev("-log p[y]"), nll), ("output", nll.mean()), (Ev("softmax p"), p), (Ev("one-hot of y"), onehot),
+             (Ev("p - one_hot"), p - onehot), (Ev("dlogits = (p - one_hot) / N"), dlogits), ("dw2", h.T @ dlogits), ("db2", dlogits.sum(0)),
+             ("dh", dh), (Ev("ReLU mask z1 > 0"), mask), (Ev("ReLU mask (0/1)"), mask.double()), ("dz1", dz1), ("dw1", x.T @ dz1),
              ("db1", dz1.sum(0))]  # fmt: skip
     if large:  # exp of the unshifted logits is inf: no step to match, so the overflowing exp is where the trace stops
         steps = [(name, t) for name, t in steps if torch.isfinite(t).all()]
-    factors = [(N, "not divided by N: the 1/N of the mean is missing", "没有除以 N：漏了求平均的 1/N"),
-               (1 / N, "divided by N twice", "除了两次 N")]  # fmt: skip
+    factors = [(N, Ev("not divided by N: the 1/N of the mean is missing")), (1 / N, Ev("divided by N twice"))]
     return Case(ctx.entry, (x, w1, b1, w2, b2, y), steps, returned=("output", "dw1", "db1", "dw2", "db2"), factors=factors,
-                zh={n: ZH[n] for n, _ in steps if n in ZH}, label=LARGE if large else None)  # fmt: skip
+                label=LARGE if large else None)  # fmt: skip
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:

@@ -10,11 +10,13 @@ import torch.nn.functional as F
 from drill.grade.tasks.moe.task import build, make_tokens
 from drill.grade.trace_match import Case
 from drill.grade.tracing import NoTrace
+from drill.text.messages import Ev
 
 SHAPE = (3, 5, 6)  # 15 tokens of d_model 6; 4 experts, top 2, d_ff 8: no two sizes equal
 
 
-LARGE = ("router logits around 1e3", "路由分数在 1e3 量级")
+LARGE = Ev("router logits around 1e3")
+AUX = Ev("aux loss")  # a step the call returns, though no op reads it
 
 
 def case(ctx, large: bool = False) -> Case:
@@ -35,21 +37,15 @@ def case(ctx, large: bool = False) -> Case:
     f = F.one_hot(idx[:, 0], built.n_experts).to(x2d.dtype).mean(dim=0)
     fp = f * probs.mean(dim=0)
     dense = torch.zeros_like(logits).scatter(-1, idx, weights)  # [N, E]: the weights at the chosen experts, 0 elsewhere
-    steps = [("x (tokens)", x2d), ("router logits", logits), ("top-k logits", top), ("routing weights", weights),
-             ("routing weights over all experts (0 where not chosen)", dense)]  # fmt: skip
-    steps += [(f"expert {e} on every token", outs[e]) for e in range(built.n_experts)]
-    steps += [("every expert on every token", outs), ("chosen experts' outputs", chosen),
-              ("weight · expert output", weights[..., None] * chosen), ("output", y.reshape(SHAPE)),
-              ("softmax over all experts", probs), ("P_i (mean router probability)", probs.mean(dim=0)),
-              ("f_i·P_i", fp), ("Σ f_i·P_i", fp.sum()), ("aux loss", built.n_experts * fp.sum())]  # fmt: skip
-    zh = {"x (tokens)": "x（各 token）", "router logits": "路由 logits", "top-k logits": "top-k 的 logits", "routing weights": "路由权重",
-          "routing weights over all experts (0 where not chosen)": "全体专家上的路由权重（未选中处为 0）",
-          "every expert on every token": "每个专家在每个 token 上的输出", "chosen experts' outputs": "选中专家的输出",
-          "weight · expert output": "权重 · 专家输出", "softmax over all experts": "全体专家上的 softmax",
-          "P_i (mean router probability)": "P_i（平均路由概率）", "aux loss": "辅助损失"}  # fmt: skip
-    zh |= {f"expert {e} on every token": f"专家 {e} 在每个 token 上的输出" for e in range(built.n_experts)}
+    steps = [(Ev("x (tokens)"), x2d), (Ev("router logits"), logits), (Ev("top-k logits"), top), (Ev("routing weights"), weights),
+             (Ev("routing weights over all experts (0 where not chosen)"), dense)]  # fmt: skip
+    steps += [(Ev("expert {e} on every token", e=e), outs[e]) for e in range(built.n_experts)]
+    steps += [(Ev("every expert on every token"), outs), (Ev("chosen experts' outputs"), chosen),
+              (Ev("weight · expert output"), weights[..., None] * chosen), ("output", y.reshape(SHAPE)),
+              (Ev("softmax over all experts"), probs), (Ev("P_i (mean router probability)"), probs.mean(dim=0)),
+              ("f_i·P_i", fp), ("Σ f_i·P_i", fp.sum()), (AUX, built.n_experts * fp.sum())]  # fmt: skip
     label = LARGE if large else None
-    return Case(built.module, (x2d.reshape(SHAPE),), steps, returned=("output", "aux loss"), zh=zh, label=label)
+    return Case(built.module, (x2d.reshape(SHAPE),), steps, returned=("output", AUX), label=label)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:

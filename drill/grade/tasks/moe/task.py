@@ -50,7 +50,7 @@ def reference(x, router_w, expert_outs, k: int, variant: MoEVariant = CORRECT_MO
     probs = torch.softmax(logits, dim=-1)
     top, idx = logits.topk(k, dim=-1)
     if variant.dense == "softmax":
-        y = torch.einsum("ne,end->nd", probs, expert_outs)  # shown as is
+        y = torch.einsum("ne,end->nd", probs, expert_outs)
     elif variant.dense == "sum":
         y = expert_outs.sum(dim=0)
     else:

@@ -11,6 +11,7 @@ import torch
 
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
+from drill.text.messages import Ev
 
 B, H, D, BLOCK, N_BLOCKS = 2, 4, 6, 5, 9
 TABLE, LENS = [[7, 2, 0], [4, 0, 8]], [8, 13]  # 2 and 3 blocks used of 3; no two sizes equal (padded T = 15)
@@ -25,28 +26,23 @@ def case(ctx) -> Case:
         t = torch.arange(n)
         for cache in (k_cache, v_cache):
             cache[table[b, t // BLOCK].long(), t % BLOCK] = torch.randn(n, H, D, generator=gen, dtype=torch.float64)
-    steps, outs, zh = [("q", q), ("k_cache", k_cache), ("v_cache", v_cache)], [], {}
+    steps, outs = [("q", q), ("k_cache", k_cache), ("v_cache", v_cache)], []
     for b, n in enumerate(LENS):
         t = torch.arange(n)
         keys, values = k_cache[table[b, t // BLOCK].long(), t % BLOCK], v_cache[table[b, t // BLOCK].long(), t % BLOCK]
         scores = torch.einsum("hd,lhd->hl", q[b], keys)
         weights = torch.softmax(scores / math.sqrt(D), -1)
         outs.append(torch.einsum("hl,lhd->hd", weights, values))
-        steps += [(f"keys of sequence {b}", keys), (f"values of sequence {b}", values), (f"scores of sequence {b}", scores),
-                  (f"scaled, sequence {b}", scores / math.sqrt(D)), (f"weights of sequence {b}", weights),
-                  (f"output of sequence {b}", outs[-1])]  # fmt: skip
-        zh |= {f"keys of sequence {b}": f"序列 {b} 的 key", f"values of sequence {b}": f"序列 {b} 的 value",
-               f"scores of sequence {b}": f"序列 {b} 的 scores", f"scaled, sequence {b}": f"序列 {b} 的 scaled",
-               f"weights of sequence {b}": f"序列 {b} 的 weights", f"output of sequence {b}": f"序列 {b} 的输出"}  # fmt: skip
+        steps += [(Ev("keys of sequence {b}", b=b), keys), (Ev("values of sequence {b}", b=b), values),
+                  (Ev("scores of sequence {b}", b=b), scores), (Ev("scaled, sequence {b}", b=b), scores / math.sqrt(D)),
+                  (Ev("weights of sequence {b}", b=b), weights), (Ev("output of sequence {b}", b=b), outs[-1])]  # fmt: skip
     pad = len(TABLE[0]) * BLOCK
     valid = torch.arange(pad)[None, :] < lens[:, None]  # [B, T]
     full_values = torch.where(valid[:, :, None, None], v_cache[table.long()].reshape(B, pad, H, D), 0.0)
     scaled = torch.full((B, H, pad), float("-inf"), dtype=torch.float64)
     for b, n in enumerate(LENS):
         scaled[b, :, :n] = steps[3 + 6 * b + 3][1]
-    steps += [("scaled scores of every slot (past the context: -inf)", scaled),
-              ("weights of every slot", torch.softmax(scaled, -1)), ("values of every slot (past the context: 0)", full_values),
-              ("output", torch.stack(outs))]  # fmt: skip
-    zh |= {"scaled scores of every slot (past the context: -inf)": "所有槽位缩放后的 scores（超出上下文处为 -inf）",
-           "weights of every slot": "所有槽位的 weights", "values of every slot (past the context: 0)": "所有槽位的 value（超出上下文处为 0）"}  # fmt: skip
-    return Case(ctx.entry, (q, k_cache, v_cache, table, lens), steps, factors=scale_factors(D), unit=PAIRS, zh=zh)
+    steps += [(Ev("scaled scores of every slot (past the context: -inf)"), scaled),
+              (Ev("weights of every slot"), torch.softmax(scaled, -1)),
+              (Ev("values of every slot (past the context: 0)"), full_values), ("output", torch.stack(outs))]  # fmt: skip
+    return Case(ctx.entry, (q, k_cache, v_cache, table, lens), steps, factors=scale_factors(D), unit=PAIRS)

@@ -114,8 +114,8 @@ def paged_reference(q, k_cache, v_cache, block_table, context_lens, variant=CORR
         keys, values = k_cache[blocks, slots], v_cache[blocks, slots]  # [L, H, D]
         if base.order == (0, 2, 1):
             keys, values = values, keys
-        weights = torch.softmax(torch.einsum("hd,lhd->hl", q[s], keys) * scale, dim=-1)  # shown as is
-        outs.append(torch.einsum("hl,lhd->hd", weights, values))  # shown as is
+        weights = torch.softmax(torch.einsum("hd,lhd->hl", q[s], keys) * scale, dim=-1)
+        outs.append(torch.einsum("hl,lhd->hd", weights, values))
     return torch.stack(outs)
 
 

@@ -14,6 +14,7 @@ import torch
 
 from drill.grade.tasks.ppo.task import ENTRY_LOSS, LOSS_CHECKS
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 T, E = 6, 3
 GAMMA, LAM = 0.9, 0.8
@@ -35,18 +36,16 @@ def case(ctx) -> Case:
         carry[t] = GAMMA * LAM * keep[t] * last
         last = deltas[t] + carry[t]
         adv[t] = last
-    zh = {"A = 0 before the recursion": "递推开始前的 A = 0", "1 - dones": "1 - dones（未结束的标记）", "rewards": "rewards（奖励）", "values": "values（状态价值）", "δ = TD errors": "δ = TD 误差", "returns": "returns（价值目标）"}
-    steps = [("rewards", rewards), ("values", values), ("A = 0 before the recursion", torch.zeros(T, E, dtype=torch.float64)), ("1 - dones", keep), ("γ·V[t+1]", GAMMA * values[1:]),
-             ("γ·V[t+1]·(1 - d)", boot), ("r + γ·V[t+1]·(1 - d)", rewards + boot), ("δ = TD errors", deltas),
+    steps = [(Ev("rewards"), rewards), (Ev("values"), values), (Ev("A = 0 before the recursion"), torch.zeros(T, E, dtype=torch.float64)), (Ev("1 - dones"), keep), ("γ·V[t+1]", GAMMA * values[1:]),
+             ("γ·V[t+1]·(1 - d)", boot), ("r + γ·V[t+1]·(1 - d)", rewards + boot), (Ev("δ = TD errors"), deltas),
              ("γλ·(1 - d)", GAMMA * LAM * keep), ("γλ·(1 - d)·A[t+1]", carry)]  # fmt: skip
     for t in reversed(range(T)):  # a loop's rows: a step of their own each (a row of a [T, E] step does not match it)
         written = torch.where(torch.arange(T)[:, None] >= t, adv, 0.0)  # an [T, E] buffer filled from the end
         steps += [(f"γ·V[{t + 1}]·(1 - d[{t}])", boot[t]), (f"δ[{t}]", deltas[t]), (f"γλ·(1 - d[{t}])·A[{t + 1}]", carry[t]), (f"A[{t}]", adv[t]),
-                  (f"A[{t}:] written", written)]  # fmt: skip
-        zh[f"A[{t}:] written"] = f"已写入的 A[{t}:]"
-    steps += [("output", adv), ("returns", adv + values[:-1])]
-    factors = [(1 / LAM, "λ left out of the recursion", "递推里漏掉了 λ")]
-    return Case(ctx.entry, (rewards, values, dones, GAMMA, LAM), steps, factors=factors, zh=zh, returned=("output", "returns"))
+                  (Ev("A[{t}:] written", t=t), written)]  # fmt: skip
+    steps += [("output", adv), (Ev("returns"), adv + values[:-1])]
+    factors = [(1 / LAM, Ev("λ left out of the recursion"))]
+    return Case(ctx.entry, (rewards, values, dones, GAMMA, LAM), steps, factors=factors, returned=("output", "returns"))
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -65,13 +64,9 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     clipped = ratio.clamp(1 - CLIP, 1 + CLIP)
     objective = torch.min(ratio * adv, clipped * adv)
     masked = -objective * mask
-    steps = [("logp", logp), ("old_logp", old), ("advantages", adv), ("logp - old_logp", logp - old), ("ratio", ratio),
-             ("clipped ratio", clipped), ("ratio·A", ratio * adv), ("clip(ratio)·A", clipped * adv), ("-ratio·A", -ratio * adv),
-             ("-clip(ratio)·A", -clipped * adv), ("objective = min(ratio·A, clip(ratio)·A)", objective), ("-objective", -objective),
-             ("masked loss", masked), ("sum over the valid tokens", masked.sum()), ("output", masked.sum() / mask.sum())]  # fmt: skip
-    zh = {"logp": "logp（当前策略的 log-prob）", "ratio": "比率 ratio", "advantages": "advantages（优势）", "logp - old_logp": "对数比 logp - old_logp", "clipped ratio": "裁剪后的 ratio",
-          "ratio·A": "ratio·A（未裁剪项）", "clip(ratio)·A": "clip(ratio)·A（裁剪项）", "-ratio·A": "-ratio·A（未裁剪项取负）",
-          "-clip(ratio)·A": "-clip(ratio)·A（裁剪项取负）", "objective = min(ratio·A, clip(ratio)·A)": "目标 objective = min(ratio·A, clip(ratio)·A)",
-          "-objective": "-objective（目标取负）", "masked loss": "乘上 mask 的 loss", "sum over the valid tokens": "所有有效 token 的 loss 之和"}  # fmt: skip
-    label = ("ppo_clip_loss(logp, old_logp, advantages, clip_eps=0.15, mask)", "调用 ppo_clip_loss(logp, old_logp, advantages, clip_eps=0.15, mask) 函数")
-    return [Case(handle, (logp, old, adv), steps, kwargs={"clip_eps": CLIP, "mask": mask}, zh=zh, label=label)]
+    steps = [(Ev("logp"), logp), ("old_logp", old), (Ev("advantages"), adv), (Ev("logp - old_logp"), logp - old), (Ev("ratio"), ratio),
+             (Ev("clipped ratio"), clipped), (Ev("ratio·A"), ratio * adv), (Ev("clip(ratio)·A"), clipped * adv), (Ev("-ratio·A"), -ratio * adv),
+             (Ev("-clip(ratio)·A"), -clipped * adv), (Ev("objective = min(ratio·A, clip(ratio)·A)"), objective), (Ev("-objective"), -objective),
+             (Ev("masked loss"), masked), (Ev("sum over the valid tokens"), masked.sum()), ("output", masked.sum() / mask.sum())]  # fmt: skip
+    label = Ev("ppo_clip_loss(logp, old_logp, advantages, clip_eps={clip}, mask)", clip=CLIP)
+    return [Case(handle, (logp, old, adv), steps, kwargs={"clip_eps": CLIP, "mask": mask}, label=label)]

@@ -7,11 +7,12 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 OUT, IN = 5, 7  # no two sizes equal
 
 
-def case(ctx, w: torch.Tensor | None = None, label: tuple[str, str] | None = None) -> Case:
+def case(ctx, w: torch.Tensor | None = None, label: Ev | None = None) -> Case:
     """The steps in w's dtype: float64 for the fixed input, bfloat16 for the stress one (the contract's algorithm in it)."""
     if w is None:
         gen = torch.Generator().manual_seed(7)
@@ -22,12 +23,10 @@ def case(ctx, w: torch.Tensor | None = None, label: tuple[str, str] | None = Non
     safe = torch.where(zero, torch.ones_like(scale), scale)
     rounded = torch.round(w / safe)
     clamped = rounded.clamp(-127, 127)
-    steps = [("w", w), ("|w|", w.abs()), ("row absmax", absmax), ("scale = absmax / 127", scale),
-             ("safe scale (1 on an all-zero row)", safe), ("w / scale", w / safe),
-             ("round(w / scale)", rounded), ("clamped to [-127, 127]", clamped), ("q", clamped.to(torch.int8))]  # fmt: skip
-    zh = {"row absmax": "每行的 absmax", "safe scale (1 on an all-zero row)": "安全的 scale（全零行取 1）",
-          "clamped to [-127, 127]": "裁剪到 [-127, 127]"}  # fmt: skip
-    return Case(ctx.entry, (w,), steps, output="q", integers=True, returned=("q", "scale = absmax / 127"), zh=zh, label=label)
+    steps = [("w", w), ("|w|", w.abs()), (Ev("row absmax"), absmax), ("scale = absmax / 127", scale),
+             (Ev("safe scale (1 on an all-zero row)"), safe), ("w / scale", w / safe),
+             ("round(w / scale)", rounded), (Ev("clamped to [-127, 127]"), clamped), ("q", clamped.to(torch.int8))]  # fmt: skip
+    return Case(ctx.entry, (w,), steps, output="q", integers=True, returned=("q", "scale = absmax / 127"), label=label)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -35,8 +34,7 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     show (the int8 cast wraps 128 to -128); in float64 the quotient never passes 127."""
     if not failed & {"numerical.bfloat16-levels", "numerical.bfloat16-error-bound"}:
         return []
-    label = ("bfloat16 rows whose absmax / scale rounds to 128", "`absmax / scale` 会舍入到 128 的 bfloat16 行")
-    return [case(ctx, wrapping(), label=label)]
+    return [case(ctx, wrapping(), label=Ev("bfloat16 rows whose absmax / scale rounds to 128"))]
 
 
 def wrapping() -> torch.Tensor:

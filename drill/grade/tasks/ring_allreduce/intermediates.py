@@ -8,14 +8,15 @@ import torch
 
 from drill.grade.trace_values import ValueCase
 from drill.grade.user.wire import Comm
+from drill.text.messages import Ev
 
 N = 3
 
 
-def steps_for(chunks) -> tuple[list[tuple[str, object]], dict[str, str]]:
+def steps_for(chunks) -> list[tuple[str, object]]:
     n = len(chunks)
     buf = [[c.clone() for c in row] for row in chunks]
-    steps, zh = [("the copies of the inputs", [[t.clone() for t in row] for row in buf])], {"the copies of the inputs": "输入的副本"}
+    steps = [(Ev("the copies of the inputs"), [[t.clone() for t in row] for row in buf])]
     for phase in (0, 1):  # one kind of step for both phases: a helper that runs any round is one line for both
         for step in range(n - 1):
             for r in range(n):
@@ -23,15 +24,13 @@ def steps_for(chunks) -> tuple[list[tuple[str, object]], dict[str, str]]:
                 c = (r - step) % n if phase == 0 else (r + 1 - step) % n
                 buf[dst][c] = buf[dst][c] + buf[r][c] if phase == 0 else buf[r][c].clone()
             done = phase * (n - 1) + step + 1
-            label = f"the chunks after round {done}"
-            zh[label] = f"第 {done} 轮之后的各 rank 数据块"
-            steps.append((label, [[t.clone() for t in row] for row in buf]))
-    return [*steps, ("output", buf)], zh
+            steps.append((Ev("the chunks after round {n}", n=done), [[t.clone() for t in row] for row in buf]))
+    return [*steps, ("output", buf)]
 
 
 def case(ctx) -> list[ValueCase]:
     # powers of two: every partial sum is a different number, so no round's chunks look like another's
     chunks = [[torch.tensor([1.0, -3.0], dtype=torch.float64) * 2.0 ** (r * N + c) for c in range(N)] for r in range(N)]
-    steps, zh = steps_for(chunks)
     comm = Comm(N, torch.zeros(4 * N * N + 9, 4, dtype=torch.int64))
-    return [ValueCase(ctx.entry, (chunks, comm), steps, zh=zh, label=("3 ranks, chunks of 2", "3 个 rank，每块 2 个元素"))]
+    label = Ev("{ranks} ranks, chunks of {size}", ranks=N, size=len(chunks[0][0]))
+    return [ValueCase(ctx.entry, (chunks, comm), steps_for(chunks), label=label)]

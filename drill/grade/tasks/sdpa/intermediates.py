@@ -8,6 +8,7 @@ import torch
 
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import LARGE_PEAK, LARGE_SCORES, fixed_mask, scale_factors
+from drill.text.messages import Ev
 
 B, H, TQ, TK, D, DV = 2, 3, 5, 7, 4, 6  # no two sizes equal, so a transposition cannot hide
 
@@ -45,7 +46,7 @@ def leaks(ctx, failed: set[str]) -> list[dict]:
     if failed & {"mask-leak.future", "mask-leak.jacobian"}:
         x, mask = torch.randn(1, 8, D, generator=gen, dtype=torch.float64), causal_mask(8)
         seen = leak.through(lambda z: run(ctx, z, z, z, mask)[0], x, leak.last_dims)[0]
-        found.append(leak.picture("causal mask: may query i see key j?", "因果掩码：query i 能看到 key j 吗？", mask, seen))
+        found.append(leak.picture(Ev("causal mask: may query i see key j?"), mask, seen))
     if "mask-leak.padding" in failed:
         lengths = (7, 1, 4)
         q, k, v = (torch.randn(3, 2, t, d, generator=gen, dtype=torch.float64) for t, d in ((TQ, D), (TK, D), (TK, DV)))
@@ -53,5 +54,5 @@ def leaks(ctx, failed: set[str]) -> list[dict]:
         per_query = lambda out: out.abs().amax(dim=(1, 3))  # noqa: E731 - [B, H, Tq, Dv] -> [B, Tq]
         seen = leak.through(lambda kk, vv: run(ctx, q, kk, vv, mask)[0], k, per_query, axis=2, others=(v,))
         for b, n in enumerate(lengths):
-            found.append(leak.picture(f"padding, sample {b} (length {n})", f"padding：样本 {b}（长度 {n}）", mask[b, 0].expand(TQ, TK), seen[b]))
+            found.append(leak.picture(Ev("padding, sample {b} (length {n})", b=b, n=n), mask[b, 0].expand(TQ, TK), seen[b]))
     return found

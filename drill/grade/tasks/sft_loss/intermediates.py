@@ -11,13 +11,15 @@ import torch
 
 from drill.grade.tasks.sft_loss.task import ENTRY_LABELS, LABEL_CHECKS
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 B, T, V = 3, 6, 5
 PROMPTS, ENDS = (2, 1, 3), (6, 4, 5)
 
 
-LARGE = ("logits around 1e3, spread ~300, each label the least likely class", "各类分数在 1e3 量级、彼此相差约 300，标签都是最不可能的类")
+LARGE = Ev("logits around 1e3, spread ~300, each label the least likely class")
 ITEMS = 40  # num_items_in_batch of the accumulation stress input: more than this batch's counted tokens
+PROMPT_AT, PADDING_AT, EITHER = Ev("prompt positions"), Ev("padding positions"), Ev("prompt or padding")  # True: removed
 
 
 def case(ctx, large: bool = False, items: int | None = None) -> Case:
@@ -36,20 +38,16 @@ def case(ctx, large: bool = False, items: int | None = None) -> Case:
     nll = -logp.gather(-1, torch.where(valid, lb, 0)[..., None]).squeeze(-1)
     masked = nll * valid
     count = valid.sum() if items is None else torch.tensor(items)
-    steps = [("logits", logits), ("shifted logits", lg), ("row max", lg.amax(-1, keepdim=True)),
-             ("log-sum-exp", torch.logsumexp(lg, -1, keepdim=True)), ("log-probabilities", logp),
-             ("-log p[next label]", nll), ("losses of counted tokens", masked), ("losses per sequence", masked.sum(1)),
-             ("sum of losses", masked.sum()), ("counted tokens", count.double()), ("output", masked.sum() / count)]  # fmt: skip
-    factors = [(B * (T - 1) / int(count), "divided by every position, -100 ones included", "除以了全部位置数，-100 的位置也算进去了")]
-    zh = {"shifted logits": "错位后的 logits（去掉最后一个位置）", "row max": "行最大值", "log-probabilities": "对数概率",
-          "-log p[next label]": "下一个 token 标签的 -log p", "losses of counted tokens": "计入的 token 的损失",
-          "losses per sequence": "每条序列的损失之和", "sum of losses": "损失之和", "counted tokens": "计入的 token 数"}  # fmt: skip
+    steps = [("logits", logits), (Ev("shifted logits"), lg), (Ev("row max"), lg.amax(-1, keepdim=True)),
+             ("log-sum-exp", torch.logsumexp(lg, -1, keepdim=True)), (Ev("log-probabilities"), logp),
+             (Ev("-log p[next label]"), nll), (Ev("losses of counted tokens"), masked), (Ev("losses per sequence"), masked.sum(1)),
+             (Ev("sum of losses"), masked.sum()), (Ev("counted tokens"), count.double()), ("output", masked.sum() / count)]  # fmt: skip
+    factors = [(B * (T - 1) / int(count), Ev("divided by every position, -100 ones included"))]
     if items is not None:
-        factors = [(ITEMS / int(valid.sum()), "divided by this micro-batch's counted tokens, not by num_items_in_batch",
-                    "除以了本 micro-batch 自己的 token 数，而不是 num_items_in_batch")]  # fmt: skip
-        label = (f"num_items_in_batch={ITEMS} (gradient accumulation)", f"num_items_in_batch={ITEMS}（梯度累积）")
-        return Case(ctx.entry, (logits, labels), steps, kwargs={"num_items_in_batch": ITEMS}, factors=factors, zh=zh, label=label)
-    return Case(ctx.entry, (logits, labels), steps, factors=factors, zh=zh, label=LARGE if large else None)
+        factors = [(ITEMS / int(valid.sum()), Ev("divided by this micro-batch's counted tokens, not by num_items_in_batch"))]
+        label = Ev("num_items_in_batch={items} (gradient accumulation)", items=ITEMS)
+        return Case(ctx.entry, (logits, labels), steps, kwargs={"num_items_in_batch": ITEMS}, factors=factors, label=label)
+    return Case(ctx.entry, (logits, labels), steps, factors=factors, label=LARGE if large else None)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -67,10 +65,8 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     prompt_lens = torch.tensor(PROMPTS)
     prompt = pos < prompt_lens[:, None]
     padding = ids == pad
-    steps = [("input_ids", ids), ("prompt_lens", prompt_lens), ("positions", pos), ("prompt positions", prompt), ("padding positions", padding),
-             ("prompt or padding", prompt | padding), ("output", ids.masked_fill(prompt | padding, -100))]  # fmt: skip
-    zh = {"positions": "位置编号", "prompt positions": "prompt 所在的位置", "padding positions": "padding 所在的位置", "prompt or padding": "prompt 或 padding 的位置"}
-    label = ("build_labels(input_ids, prompt_lens, pad_id)", "调用 build_labels(input_ids, prompt_lens, pad_id) 函数")
-    removing = ("prompt positions", "padding positions", "prompt or padding")
-    return found + [Case(handle, (ids, prompt_lens, pad), steps, exact=True, all_data=True, integers=True, zh=zh, label=label,
-                         removing=removing)]
+    steps = [("input_ids", ids), ("prompt_lens", prompt_lens), (Ev("positions"), pos), (PROMPT_AT, prompt), (PADDING_AT, padding),
+             (EITHER, prompt | padding), ("output", ids.masked_fill(prompt | padding, -100))]  # fmt: skip
+    label = Ev("build_labels(input_ids, prompt_lens, pad_id)")
+    return found + [Case(handle, (ids, prompt_lens, pad), steps, exact=True, all_data=True, integers=True, label=label,
+                         removing=(PROMPT_AT, PADDING_AT, EITHER))]

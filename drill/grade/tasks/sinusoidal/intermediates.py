@@ -9,6 +9,7 @@ import math
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 T, D, BASE = 5, 14, 10000.0  # 5 positions, 7 frequency pairs: no two sizes equal
 
@@ -20,8 +21,6 @@ def case(ctx) -> Case:
     angles = pos[:, None] * freqs
     steps = [("positions", pos), ("2i", two_i), ("-2i", -two_i), ("2i/d", two_i / D),
              ("-2i/d", -two_i / D), ("-2i·ln(base)/d", -two_i * math.log(BASE) / D), ("base^(2i/d)", BASE ** (two_i / D)),
-             ("frequencies base^(-2i/d)", freqs), ("angles t·freq", angles), ("sin(angles)", angles.sin()),
-             ("cos(angles)", angles.cos()), ("output", torch.stack((angles.sin(), angles.cos()), -1).flatten(-2))]  # fmt: skip
-    zh = {"frequencies base^(-2i/d)": "频率 base^(-2i/d)", "angles t·freq": "角度 t·freq", "sin(angles)": "sin(角度)",
-          "cos(angles)": "cos(角度)"}  # fmt: skip
-    return Case(ctx.entry, (T, D), steps, table=True, zh=zh)
+             (Ev("frequencies base^(-2i/d)"), freqs), (Ev("angles t·freq"), angles), (Ev("sin(angles)"), angles.sin()),
+             (Ev("cos(angles)"), angles.cos()), ("output", torch.stack((angles.sin(), angles.cos()), -1).flatten(-2))]  # fmt: skip
+    return Case(ctx.entry, (T, D), steps, table=True)

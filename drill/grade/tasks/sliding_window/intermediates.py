@@ -8,6 +8,7 @@ import torch
 
 from drill.grade.trace_match import PAIRS, Case
 from drill.grade.tracing import scale_factors
+from drill.text.messages import Ev
 
 B, H, T, D, WINDOW = 2, 3, 7, 4, 5  # window 5 of 7 positions: both edges of the band show; no two sizes equal
 
@@ -21,7 +22,6 @@ def case(ctx) -> Case:
     scaled = scores / math.sqrt(D)
     masked = scaled.masked_fill(~allowed, float("-inf"))
     weights = torch.softmax(masked, dim=-1)
-    steps = [("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), ("masked (causal band)", masked),
+    steps = [("q", q), ("k", k), ("v", v), ("scores", scores), ("scaled", scaled), (Ev("masked (causal band)"), masked),
              ("weights", weights), ("output", weights @ v)]  # fmt: skip
-    zh = {"masked (causal band)": "masked（因果滑动窗口）"}
-    return Case(ctx.entry, (q, k, v, WINDOW), steps, factors=scale_factors(D), unit=PAIRS, zh=zh)
+    return Case(ctx.entry, (q, k, v, WINDOW), steps, factors=scale_factors(D), unit=PAIRS)

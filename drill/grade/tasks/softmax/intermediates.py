@@ -5,11 +5,12 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 SHAPE = (2, 3, 5, 7)  # softmax over the last dim (7); no two sizes equal
 
 
-def case(ctx, offsets=None, dim: int = -1, label: tuple[str, str] | None = None) -> Case:
+def case(ctx, offsets=None, dim: int = -1, label: Ev | None = None) -> Case:
     """``offsets``: added to the 5 rows of each [5, 7] slice (the stress inputs); ``dim``: the softmax dim."""
     x = 4 * torch.randn(*SHAPE, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
     if offsets is not None:
@@ -18,9 +19,9 @@ def case(ctx, offsets=None, dim: int = -1, label: tuple[str, str] | None = None)
     shifted = x - row_max
     e = shifted.exp()
     total = e.sum(dim, keepdim=True)
-    steps = [("x", x), ("row max", row_max), ("x - max", shifted), ("exp(x - max)", e), ("sum of exp", total),
+    steps = [("x", x), (Ev("row max"), row_max), ("x - max", shifted), ("exp(x - max)", e), (Ev("sum of exp"), total),
              ("output", e / total)]  # fmt: skip
-    return Case(ctx.entry, (x,), steps, kwargs={"dim": dim}, zh={"row max": "行最大值", "sum of exp": "exp 之和"}, label=label)
+    return Case(ctx.entry, (x,), steps, kwargs={"dim": dim}, label=label)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
@@ -28,10 +29,9 @@ def stress(ctx, failed: set[str]) -> list[Case]:
     overflows), rows far apart (a max over the whole tensor underflows the lowest row), another dim."""
     found = []
     if failed & {"stability.large-logits", "stability.large-logits.float16"}:
-        found.append(case(ctx, [1e3, -1e3, 1e3, -1e3, 1e3], label=("logits around ±1e3", "输入值在 ±1e3 量级")))
+        found.append(case(ctx, [1e3, -1e3, 1e3, -1e3, 1e3], label=Ev("logits around ±1e3")))
     if "stability.row-offsets" in failed:
-        found.append(case(ctx, [600.0, 0.0, -600.0, 300.0, -300.0],
-                          label=("rows offset by +600, 0 and -600", "各行分别偏移 +600、0、-600")))  # fmt: skip
+        found.append(case(ctx, [600.0, 0.0, -600.0, 300.0, -300.0], label=Ev("rows offset by +600, 0 and -600")))
     if any(f.rsplit(".", 1)[-1] in {"dim0", "dim1", "dim-2"} for f in failed):
-        found.append(case(ctx, dim=1, label=("a softmax over dim 1", "在第 1 维上做 softmax")))
+        found.append(case(ctx, dim=1, label=Ev("a softmax over dim 1")))
     return found

@@ -17,6 +17,7 @@ import torch
 
 from drill.grade.tasks.speculative.task import accept_reference, normalised, residual
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 GAMMA, VOCAB = 4, 6  # [gamma], [gamma + 1] and VOCAB pairwise different
 # Draft 0 accepted with p < q (0.27 / 0.45 = 0.6 > u 0.31), draft 1 with p > q (0.35 / 0.15), draft 2 rejected
@@ -31,7 +32,7 @@ REJECTION = (
                   [0.26, 0.14, 0.2, 0.15, 0.15, 0.1], [0.1, 0.2, 0.3, 0.15, 0.15, 0.1]], dtype=torch.float64),
     torch.tensor([0.31, 0.23, 0.67, 0.62, 0.83], dtype=torch.float64),
 )  # fmt: skip
-INVERTED = ("q/p, not p/q: the ratio is inverted (p is the target's)", "用了 q/p，应为 p/q：比值写反了（p 是目标模型的）")
+INVERTED = Ev("q/p, not p/q: the ratio is inverted (p is the target's)")
 ALL_ACCEPTED = 1876  # drafts [5, 1, 3, 2], ratios 0.356 (u = 0.303), 0.879, 0.868, > 1; tokens [5, 1, 3, 2, 3]
 
 
@@ -45,7 +46,7 @@ def inputs(seed: int):
     return draft, q, p, torch.rand(GAMMA + 1, generator=gen, dtype=torch.float64)
 
 
-def case(ctx, given: tuple = REJECTION, exact: bool = False, label: tuple[str, str] | None = None) -> Case:
+def case(ctx, given: tuple = REJECTION, exact: bool = False, label: Ev | None = None) -> Case:
     """``exact``: bools and the returned list count too. The order makes the latest match the right name where values
     coincide (True is also every all-True vector and 1.0; a token id but 0 is True), and the sum come after norm: the
     CDF of max(0, p - q) itself is then "norm expected after" the residual's line, a scale."""
@@ -59,55 +60,37 @@ def case(ctx, given: tuple = REJECTION, exact: bool = False, label: tuple[str, s
     tests = u[:gamma] < ratio.clamp(max=1.0)
     dist = residual(p[n], q[n]) if n < gamma else p[gamma]
     cdf, uniform = dist.cumsum(0), u[min(n + 1, gamma)]
-    steps = [("draft_tokens", draft), ("draft_probs", q), ("target_probs", p), ("uniforms", u)]
+    steps = [("draft_tokens", draft), ("draft_probs", q), ("target_probs", p), (Ev("uniforms"), u)]
     if n < gamma:
         diff = p[n] - q[n]
-        steps += [(f"target_probs[{n}]", p[n]), (f"draft_probs[{n}]", q[n]), (f"p - q at draft {n}", diff),
-                  ("max(0, p - q)", diff.clamp(min=0)), ("norm(max(0, p - q))", dist),
-                  ("sum of max(0, p - q)", diff.clamp(min=0).sum()), ("CDF", cdf)]  # fmt: skip
+        steps += [(f"target_probs[{n}]", p[n]), (f"draft_probs[{n}]", q[n]), (Ev("p - q at draft {n}", n=n), diff),
+                  ("max(0, p - q)", diff.clamp(min=0)), (Ev("norm(max(0, p - q))"), dist),
+                  (Ev("sum of max(0, p - q)"), diff.clamp(min=0).sum()), (Ev("CDF"), cdf)]  # fmt: skip
     else:
-        steps += [(f"target_probs[{gamma}]", p[gamma]), ("CDF", cdf)]
-    steps += [("p(x) of every draft", pd), ("q(x) of every draft", qd), ("p/q of every draft", ratio),
-              ("min(1, p/q) of every draft", ratio.clamp(max=1.0))]  # fmt: skip
+        steps += [(f"target_probs[{gamma}]", p[gamma]), (Ev("CDF"), cdf)]
+    steps += [(Ev("p(x) of every draft"), pd), (Ev("q(x) of every draft"), qd), (Ev("p/q of every draft"), ratio),
+              (Ev("min(1, p/q) of every draft"), ratio.clamp(max=1.0))]  # fmt: skip
     for i, x in enumerate(draft.tolist()):  # one draft at a time (a Python loop): 0-d steps, past the rejection too
-        steps += [(f"target_probs[{i}, {x}]", pd[i]), (f"draft_probs[{i}, {x}]", qd[i]), (f"p/q at draft {i}", ratio[i]),
-                  (f"min(1, p/q) at draft {i}", ratio[i].clamp(max=1.0))]  # fmt: skip
-    steps += [(f"uniforms[{i}]", u[i]) for i in range(gamma + 1)]
+        steps += [(f"target_probs[{i}, {x}]", pd[i]), (f"draft_probs[{i}, {x}]", qd[i]), (Ev("p/q at draft {i}", i=i), ratio[i]),
+                  (Ev("min(1, p/q) at draft {i}", i=i), ratio[i].clamp(max=1.0))]  # fmt: skip
+    steps += [(Ev("uniforms[{i}]", i=i), u[i]) for i in range(gamma + 1)]
     if exact:
-        steps += [("accept tests of every draft", tests), ("accepted before the first rejection", tests.cumprod(0).bool()),
-                  ("accept (u < min(1, p/q))", torch.tensor(True)), ("reject (u >= min(1, p/q))", torch.tensor(False)),
-                  ("CDF > u", cdf > uniform), ("CDF <= u", cdf <= uniform),
-                  ("tokens whose CDF exceeds u", (cdf > uniform).nonzero())]  # fmt: skip
-    drawn = "token drawn at the rejection" if n < gamma else "bonus token"
-    steps += [("tokens with probability > 0", dist.nonzero()), ("last token with probability > 0", dist.nonzero()[-1, 0]),
+        steps += [(Ev("accept tests of every draft"), tests), (Ev("accepted before the first rejection"), tests.cumprod(0).bool()),
+                  (Ev("accept (u < min(1, p/q))"), torch.tensor(True)), (Ev("reject (u >= min(1, p/q))"), torch.tensor(False)),
+                  (Ev("CDF > u"), cdf > uniform), (Ev("CDF <= u"), cdf <= uniform),
+                  (Ev("tokens whose CDF exceeds u"), (cdf > uniform).nonzero())]  # fmt: skip
+    drawn = Ev("token drawn at the rejection") if n < gamma else Ev("bonus token")
+    steps += [(Ev("tokens with probability > 0"), dist.nonzero()), (Ev("last token with probability > 0"), dist.nonzero()[-1, 0]),
               (drawn, torch.tensor(tokens[-1]))]  # fmt: skip
     if exact:
-        steps += [("draft positions", rows), ("number accepted", torch.tensor(n))]
+        steps += [(Ev("draft positions"), rows), (Ev("number accepted"), torch.tensor(n))]
     steps.append(("output", torch.tensor(tokens)))
-    inverted = [(r**-2, *INVERTED) for r in ratio.tolist()] + [(1 / r, *INVERTED) for r in ratio.tolist() if r > 1]
-    zh = {name: text for name, text in chinese(gamma, n).items() if name in dict(steps)}
-    return Case(ctx.entry, (draft, q, p, u), steps, exact=exact, integers=True, factors=inverted, zh=zh, label=label)
-
-
-def chinese(gamma: int, n: int) -> dict[str, str]:
-    """Chinese for the step names that are words (those of either input)."""
-    zh = {"p(x) of every draft": "每个草稿 token 的 p(x)", "q(x) of every draft": "每个草稿 token 的 q(x)",
-          "p/q of every draft": "每个草稿的 p/q", "min(1, p/q) of every draft": "每个草稿的 min(1, p/q)",
-          f"p - q at draft {n}": f"第 {n} 个草稿的 p - q", "norm(max(0, p - q))": "归一化的 max(0, p - q)",
-          "sum of max(0, p - q)": "max(0, p - q) 之和", "accept tests of every draft": "每个草稿的接受判定",
-          "accepted before the first rejection": "第一次拒绝之前接受的草稿", "accept (u < min(1, p/q))": "接受（u < min(1, p/q)）",
-          "reject (u >= min(1, p/q))": "拒绝（u >= min(1, p/q)）", "tokens whose CDF exceeds u": "CDF 超过 u 的 token",
-          "tokens with probability > 0": "概率大于 0 的 token", "last token with probability > 0": "最后一个概率大于 0 的 token",
-          "token drawn at the rejection": "拒绝处重新抽到的 token", "bonus token": "额外的 bonus token", "CDF": "累积分布 CDF",
-          "CDF > u": "累积分布 CDF > u", "CDF <= u": "累积分布 CDF <= u", "draft positions": "草稿的位置",
-          "number accepted": "接受的个数"}  # fmt: skip
-    for i in range(gamma):
-        zh |= {f"p/q at draft {i}": f"第 {i} 个草稿的 p/q", f"min(1, p/q) at draft {i}": f"第 {i} 个草稿的 min(1, p/q)"}
-    return zh | {"uniforms": "均匀数 uniforms"} | {f"uniforms[{i}]": f"均匀数 uniforms[{i}]" for i in range(gamma + 1)}
+    inverted = [(r**-2, INVERTED) for r in ratio.tolist()] + [(1 / r, INVERTED) for r in ratio.tolist() if r > 1]
+    return Case(ctx.entry, (draft, q, p, u), steps, exact=exact, integers=True, factors=inverted, label=label)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:
     """Every draft accepted, when a check failed though the fixed input (a rejection) traced clean."""
     if not failed:
         return []
-    return [case(ctx, inputs(ALL_ACCEPTED), exact=True, label=("every draft accepted", "所有草稿都被接受的输入"))]
+    return [case(ctx, inputs(ALL_ACCEPTED), exact=True, label=Ev("every draft accepted"))]

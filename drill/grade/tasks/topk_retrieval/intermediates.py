@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 Q, N, D, K, CHUNK = 3, 11, 5, 4, 4
 CHUNKED = frozenset({"numerical.chunked", "numerical.chunk-smaller-than-k", "numerical.chunk-larger-than-n", "numerical.drawn-chunked",
@@ -23,18 +24,15 @@ def case(ctx, chunk: int | None = None) -> Case:
     q, d = queries / qn, docs / dn
     scores = q @ d.T
     ranked = torch.sort(scores, dim=1, descending=True, stable=True).values
-    steps = [("queries", queries), ("docs", docs), ("query norms", qn), ("doc norms", dn), ("normalised queries", q),
-             ("normalised docs", d), ("scores = cosine", scores)]  # fmt: skip
-    zh = {"queries": "queries（查询向量）", "docs": "docs（文档向量）", "query norms": "query 的模长", "doc norms": "文档的模长", "normalised queries": "归一化后的 query",
-          "normalised docs": "归一化后的文档", "scores = cosine": "分数 = 余弦相似度", "scores sorted": "排序后的分数"}  # fmt: skip
+    steps = [(Ev("queries"), queries), (Ev("docs"), docs), (Ev("query norms"), qn), (Ev("doc norms"), dn),
+             (Ev("normalised queries"), q), (Ev("normalised docs"), d), (Ev("scores = cosine"), scores)]  # fmt: skip
     if chunk:
         for i, start in enumerate(range(0, N, chunk)):
-            steps.append((f"chunk {i} scores", scores[:, start : start + chunk]))
-            zh[f"chunk {i} scores"] = f"第 {i} 块的分数"
-    steps += [("scores sorted", ranked), ("output", ranked[:, :K])]
+            steps.append((Ev("chunk {i} scores", i=i), scores[:, start : start + chunk]))
+    steps += [(Ev("scores sorted"), ranked), ("output", ranked[:, :K])]
     kwargs = {"chunk_size": chunk} if chunk else {}
-    label = (f"chunk_size={chunk}", f"分块大小 chunk_size={chunk}") if chunk else None
-    return Case(ctx.entry, (queries, docs, K), steps, kwargs=kwargs, zh=zh, label=label)
+    label = Ev("chunk_size={chunk}", chunk=chunk) if chunk else None
+    return Case(ctx.entry, (queries, docs, K), steps, kwargs=kwargs, label=label)
 
 
 def stress(ctx, failed: set[str]) -> list[Case]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import torch
 
 from drill.grade.trace_match import Case
+from drill.text.messages import Ev
 
 SHAPE = (1, 2, 19, 16)  # T not a multiple of any block: the masked tail is part of every head
+LSE = Ev("lse")
 
 
 def case(ctx) -> Case:
@@ -21,6 +23,5 @@ def case(ctx) -> Case:
     s = (q @ k.transpose(-2, -1) / SHAPE[3] ** 0.5).masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
     lse = s.logsumexp(-1)
     o = (s - lse[..., None]).exp() @ v
-    return Case(ctx.entry, (q.float(), k.float(), v.float()), [("q", q), ("k", k), ("v", v), ("o", o), ("lse", lse)],
-                output="o", kwargs={"causal": True}, table=True, returned=("o", "lse"),
-                zh={"lse": "lse（每行 softmax 分母的对数）"})  # fmt: skip
+    return Case(ctx.entry, (q.float(), k.float(), v.float()), [("q", q), ("k", k), ("v", v), ("o", o), (LSE, lse)],
+                output="o", kwargs={"causal": True}, table=True, returned=("o", LSE))  # fmt: skip
