@@ -553,7 +553,7 @@ def whiteboard_cmd(
     view.starting(exercise, path, resumed, minutes)
 
     def closing(outcome, review) -> None:
-        whiteboard_view.print_outcome(outcome, streak.streak_line(conn, lang=lang), lang, review)
+        whiteboard_view.print_outcome(outcome, streak.streak_line(conn), lang, review)
 
     outcome, show = session.play(conn, exercise, path, view, closing, lang=lang, minutes=minutes, record=record)
     if show:

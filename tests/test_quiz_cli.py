@@ -65,7 +65,7 @@ def test_an_open_answer_shows_each_ratings_next_interval_before_rating(drill_hom
     assert "1 Again 1m · 2 Hard 6m · 3 Good 10m · 4 Easy 8d" in out, out
     zh_run = CliRunner().invoke(app, [*args[:-1], "zh"], input="方差\n\n3\n", env={"DRILL_HOME": str(drill_home / "zh"), "COLUMNS": "200"})
     zh = " ".join(zh_run.stdout.split())  # 200 columns: Chinese may wrap between any two characters
-    assert "1 重来 1分钟 · 2 困难 6分钟 · 3 良好 10分钟 · 4 简单 8天" in zh, zh
+    assert "1 重来 1 分钟 · 2 困难 6 分钟 · 3 良好 10 分钟 · 4 简单 8 天" in zh, zh
 
 
 def _env(home: Path) -> dict:

@@ -39,12 +39,12 @@ def test_intervals_grow_after_a_good_review_of_a_task():
 @pytest.mark.parametrize(
     ("delta", "en", "zh"),
     [
-        (timedelta(seconds=20), "<1m", "<1分钟"),
-        (timedelta(minutes=10), "10m", "10分钟"),
-        (timedelta(hours=5), "5h", "5小时"),
-        (timedelta(days=4), "4d", "4天"),
-        (timedelta(days=45), "1.5mo", "1.5个月"),
-        (timedelta(days=730), "2y", "2年"),
+        (timedelta(seconds=20), "<1m", "<1 分钟"),
+        (timedelta(minutes=10), "10m", "10 分钟"),
+        (timedelta(hours=5), "5h", "5 小时"),
+        (timedelta(days=4), "4d", "4 天"),
+        (timedelta(days=45), "1.5mo", "1.5 个月"),
+        (timedelta(days=730), "2y", "2 年"),
     ],
 )
 def test_interval_text(delta, en, zh):

@@ -15,6 +15,7 @@ from drill import config
 from drill.history import streak
 from drill.cli import app
 from drill.history.store import connect
+from drill.text.messages import translated
 from practice import add_attempt, add_run
 
 NOW = datetime(2024, 6, 30, 12, 0)
@@ -91,9 +92,9 @@ def test_streak_line_mentions_freezes_and_is_empty_when_off():
     for i in range(7):
         add_attempt(conn, datetime(2024, 6, 24 + i, 10))
     assert streak.streak_line(conn, NOW) == "Streak: 7 days · today goal met · 1 freeze held"
-    assert streak.streak_line(conn, NOW, lang="zh") == "连续打卡 7 天 · 今日 目标已完成 · 持有 1 次冻结"
+    assert translated(streak.streak_line(conn, NOW), "zh") == "连续打卡 7 天 · 今日目标已完成 · 持有 1 次冻结"
     config.set_value(conn, "streaks", "off")
-    assert streak.streak_line(conn, NOW) == ""
+    assert streak.streak_line(conn, NOW) is None
 
 
 def test_streak_command_shows_numbers_and_heatmap():

@@ -25,6 +25,7 @@ from cmarkgfm.cmark import Options
 from drill.errors import DrillError
 from drill.export.markdown import back, front
 from drill.text.mathtext import mathjax_html
+from drill.text.messages import Msg, translated
 
 MODEL_ID = 1_607_392_319  # fixed forever: changing it would fork every user's notes
 DECK_ID = 2_059_400_110
@@ -98,24 +99,28 @@ def solved_tasks(conn: sqlite3.Connection) -> list[SolvedTask]:
     return found
 
 
+NO_MISTAKE = Msg("No mistake on the way.")
+
+
 def _mistakes_html(codes: tuple[str, ...], lang: str) -> str:
     from drill.diagnosis_codes import all_codes
 
     known = all_codes()
     if not codes:
-        return "<p>No mistake on the way.</p>" if lang == "en" else "<p>一路没有出错。</p>"
+        return f"<p>{html.escape(translated(NO_MISTAKE, lang))}</p>"
     items = []
     for name in codes:
         entry = known.get(name)
         message, fix = ((entry.message, entry.fix) if lang == "en" else (entry.message_zh, entry.fix_zh)) if entry else (name, "")
-        label = "fix" if lang == "en" else "改法"
-        items.append(f"<li><b>{html.escape(name)}</b>: {html.escape(message)}<br><i>{label}:</i> {html.escape(fix)}</li>")
+        label = html.escape(translated(Msg("fix:"), lang))
+        items.append(f"<li><b>{html.escape(name)}</b>: {html.escape(message)}<br><i>{label}</i> {html.escape(fix)}</li>")
     return "<ul>" + "".join(items) + "</ul>"
 
 
 def solved_note(t: SolvedTask) -> genanki.Note:
+    gone = Msg("(file gone: {file})", file=t.file)
     code = (f"<pre><code>{html.escape(t.code)}</code></pre>" if t.code is not None
-            else f"<p>(file gone: {html.escape(t.file)} · 文件已不在)</p>")  # fmt: skip
+            else f"<p>{html.escape(gone)} · {html.escape(translated(gone, 'zh'))}</p>")  # fmt: skip
     fields = [t.task, html.escape(t.title["en"]), html.escape(t.title["zh"]), code, _mistakes_html(t.codes, "en"), _mistakes_html(t.codes, "zh")]
     return genanki.Note(model=SOLVED_MODEL, fields=fields, tags=["drill-solved", t.task], guid=genanki.guid_for("drill-task", t.task))
 

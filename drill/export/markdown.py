@@ -12,10 +12,11 @@ from drill.bank.schema import LEVELS, ChoiceQuestion
 from drill.errors import DrillError
 from drill.text.i18n import t
 from drill.text.mathtext import tex_markdown
+from drill.text.messages import Msg, translated
 from drill.views.bank_view import LETTERS, correct_answers
 
-TITLE = {"en": "drill cheat sheet", "zh": "drill 速查表"}
-ANSWER = {"en": "Answer", "zh": "答案"}
+TITLE = Msg("drill cheat sheet")
+ANSWER = Msg("Answer")
 
 
 def front(q, lang: str) -> str:
@@ -29,9 +30,10 @@ def front(q, lang: str) -> str:
 def back(q, lang: str) -> str:
     """The objective answer if any (one right option per line), the model answer and the key points."""
     answers = correct_answers(q, lang)
-    parts = [f"**{ANSWER[lang]}: {answers[0]}**"] if len(answers) == 1 else []
+    answer = translated(ANSWER, lang)
+    parts = [f"**{answer}: {answers[0]}**"] if len(answers) == 1 else []
     if len(answers) > 1:
-        parts.append(f"**{ANSWER[lang]}:**\n\n" + "\n".join(f"- {a}" for a in answers))
+        parts.append(f"**{answer}:**\n\n" + "\n".join(f"- {a}" for a in answers))
     parts.append(q.answer.get(lang).strip())
     parts.append(f"**{t('key_points', lang)}**\n\n" + "\n".join(f"- {p.get(lang)}" for p in q.key_points))
     return tex_markdown("\n\n".join(parts))
@@ -41,7 +43,7 @@ def render(questions: list, lang: str) -> str:
     by_topic: dict[str, list] = defaultdict(list)
     for q in questions:
         by_topic[q.topic].append(q)
-    lines = [f"# {TITLE[lang]}", ""]
+    lines = [f"# {translated(TITLE, lang)}", ""]
     for topic in sorted(by_topic):
         lines += [f"## {topic}", ""]
         for level in LEVELS:

@@ -23,6 +23,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from drill.text.messages import Msg
+
 MAX_FREEZES = 2
 DAYS_PER_FREEZE = 7
 
@@ -172,24 +174,21 @@ def report(conn: sqlite3.Connection, now: datetime | None = None) -> Report:
     return Report(cfg, current, days, compute(goal_days(days, cfg.daily_goal), current))
 
 
-def progress(rep: Report, lang: str = "en") -> str:
+def progress(rep: Report) -> Msg:
     """Today's progress toward the goal, e.g. ``3/5 questions`` or ``goal met``."""
     day = rep.today_day
     if day.meets(rep.settings.daily_goal):
-        return "目标已完成" if lang == "zh" else "goal met"
-    if lang == "zh":
-        return f"{day.answered}/{rep.settings.daily_goal} 题"
-    return f"{day.answered}/{rep.settings.daily_goal} questions"
+        return Msg("goal met")
+    return Msg("{answered}/{goal} questions", answered=day.answered, goal=rep.settings.daily_goal)
 
 
-def streak_line(conn: sqlite3.Connection, now: datetime | None = None, lang: str = "en") -> str:
-    """One plain-text line for the end of a quiz, mock or whiteboard session; empty when streaks are off."""
+def streak_line(conn: sqlite3.Connection, now: datetime | None = None) -> Msg | None:
+    """One line for the end of a quiz, mock or whiteboard session; None when streaks are off."""
     rep = report(conn, now)
     if not rep.settings.enabled:
-        return ""
+        return None
     s = rep.streak
-    if lang == "zh":
-        freezes = f" · 持有 {s.freezes} 次冻结" if s.freezes else ""
-        return f"连续打卡 {s.current} 天 · 今日 {progress(rep, lang)}{freezes}"
-    freezes = f" · {s.freezes} freeze{'s' * (s.freezes != 1)} held" if s.freezes else ""
-    return f"Streak: {s.current} day{'s' * (s.current != 1)} · today {progress(rep)}{freezes}"
+    held = "" if not s.freezes else Msg(" · {n} freeze held", n=1) if s.freezes == 1 else Msg(" · {n} freezes held", n=s.freezes)
+    if s.current == 1:
+        return Msg("Streak: {days} day · today {progress}{freezes}", days=1, progress=progress(rep), freezes=held)
+    return Msg("Streak: {days} days · today {progress}{freezes}", days=s.current, progress=progress(rep), freezes=held)

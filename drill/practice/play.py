@@ -14,6 +14,7 @@ from typing import Iterator
 
 from drill.practice import quiz
 from drill.errors import ExitCode
+from drill.text.messages import Msg
 from drill.views.console import err, out
 from drill.views.quiz_view import QuizView, print_json
 
@@ -40,10 +41,10 @@ def _hangup_as_interrupt() -> Iterator[None]:
             signal.signal(signal.SIGHUP, previous)
 
 
-def _streak(conn: sqlite3.Connection, lang: str) -> str | None:
+def _streak(conn: sqlite3.Connection) -> Msg | None:
     from drill.history.streak import streak_line
 
-    return streak_line(conn, lang=lang) or None
+    return streak_line(conn)
 
 
 def exit_code(summary: quiz.Summary, fail_under: float | None = None) -> int:
@@ -88,7 +89,7 @@ def play(
         if as_json:
             print_json(summary, lang)
         else:
-            view.summary(summary, _streak(conn, lang), options.get("minutes"))
+            view.summary(summary, _streak(conn), options.get("minutes"))
     except OSError:
         pass  # the terminal is gone; everything is already saved
     return exit_code(summary, fail_under)

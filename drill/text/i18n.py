@@ -77,8 +77,8 @@ def plural(label, *counts: int) -> Msg:
 
 
 def text(msg: str, lang: str, **values: object) -> str:
-    """A label in ``lang`` with its placeholders filled in."""
-    return translated(msg, lang).format(**values)
+    """A label in ``lang`` with its placeholders filled in (a value that is a message, in ``lang`` too)."""
+    return translated(msg, lang).format(**{k: translated(v, lang) if isinstance(v, Msg) else v for k, v in values.items()})
 
 
 def word_label(word: str, lang: str) -> str:

@@ -14,7 +14,7 @@ from rich.table import Table
 from drill.practice.answers import LETTERS
 from drill.bank.schema import ChoiceQuestion
 from drill.text.i18n import t, word_label
-from drill.text.mathtext import inline, join_cjk, markdown, plain
+from drill.text.mathtext import inline, markdown, plain
 from drill.text.messages import Msg, translated
 from drill.practice.quiz import Result, Summary, rating_buttons
 from drill.views.bank_view import correct_answers
@@ -121,7 +121,7 @@ class QuizView:
         """Bank Markdown in a panel; never cropped, even on a console that does not wrap (stderr under --json)."""
         self.console.print(Panel(Markdown(markdown(text)), title_align="left", **options), soft_wrap=False)
 
-    def summary(self, summary: Summary, streak: str | None = None, minutes: int | None = None) -> None:
+    def summary(self, summary: Summary, streak: Msg | None = None, minutes: int | None = None) -> None:
         lang = self.lang
         if not summary.results and not summary.out_of_time:  # Ctrl-C at the first question: no empty table, no "0 answers saved"
             self.console.print(f"[yellow]{t('nothing_answered', lang)}[/]")
@@ -143,7 +143,7 @@ class QuizView:
             self.console.print(f"[yellow]{t('stopped_early', lang, why=t('stopped_' + summary.stopped, lang), n=len(summary.results))}[/]")
         self._resume_hint(summary)
         if streak:
-            self.console.print(join_cjk(streak))  # "今日 目标已完成" → "今日目标已完成"
+            self.console.print(translated(streak, lang))
 
     def _resume_hint(self, summary: Summary) -> None:
         left = remaining(summary)

@@ -82,7 +82,7 @@ def print_streak(rep: streak.Report, as_json: bool, lang: str = "en") -> None:
     out.print(f"[bold]{label['longest']}[/]{_days(s.longest, lang)}")
     out.print(f"[bold]{label['practice_days']}[/]{s.practice_days}")
     goal = _w("goal", lang, goal=rep.settings.daily_goal)
-    out.print(f"[bold]{label['today']}[/]{_w('today_value', lang, progress=streak.progress(rep, lang), goal=goal)}")
+    out.print(f"[bold]{label['today']}[/]{_w('today_value', lang, progress=streak.progress(rep), goal=goal)}")
     out.print(f"[bold]{label['freezes']}[/]{_w('freezes_held', lang, held=s.freezes, max=streak.MAX_FREEZES, used=len(s.frozen))}")
     out.print()
     print_heatmap(rep, lang=lang)
@@ -138,7 +138,7 @@ def print_stats(stats: Stats, as_json: bool, lang: str = "en") -> None:
     if rep.settings.enabled:
         s = rep.streak
         out.print(_w("streak_line", lang, s.practice_days, days=_days(s.current, lang), longest=s.longest, practice=s.practice_days,
-                     progress=streak.progress(rep, lang)))  # fmt: skip
+                     progress=streak.progress(rep)))  # fmt: skip
     out.print(_w("attempts_line", lang, n=stats.attempts, acc=f"{stats.accuracy:.0%}"))
     if not stats.attempts:
         out.print(_w("no_answers", lang))

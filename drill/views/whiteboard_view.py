@@ -185,7 +185,7 @@ class SessionView:
 RATING_WHY = {1: "why_again", 2: "why_hard", 3: "why_good", 4: "why_easy"}
 
 
-def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> None:
+def print_outcome(outcome, streak_line: Msg | None, lang: str = "en", review=None) -> None:
     """The closing lines, the same for q, Ctrl-C and time up; ``review``: session.record's result."""
     from drill.text.i18n import t
     from drill.text.intervals import interval_text
@@ -204,7 +204,7 @@ def print_outcome(outcome, streak_line: str, lang: str = "en", review=None) -> N
             why = say(RATING_WHY[int(rating)], lang, outcome.hints, outcome.failing_saves, hints=outcome.hints, saves=outcome.failing_saves)
             out.print(say("rated", lang, rating=t(rating.name, lang), why=why, task=outcome.task, interval=interval_text(interval, lang)))
     if streak_line:
-        out.print(f"[dim]{escape(streak_line)}[/]")
+        out.print(f"[dim]{escape(translated(streak_line, lang))}[/]")
 
 
 TRACK_NAMES = {
