@@ -6,15 +6,19 @@ interactive screens run in a real terminal too: tests/test_zh_screens.py drives 
 from __future__ import annotations
 
 import functools
+import io
+import keyword
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from drill.cli import app
+from drill.views.trace_view import CODE_WIDTH, SHAPE_WIDTH
 
-from whiteboard.zh_text import english_words
+from whiteboard.zh_text import STEP_NAMES, english_words
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "drill" / "grade" / "tasks"
@@ -42,6 +46,28 @@ def shown_as_is() -> set[str]:
     return words | set(QUESTION_FIELDS) | set(load_bank(None).questions) | set(load_bank([Path(FIXTURE)]).questions)
 
 
+PROSE = {"all", "any", "before", "end", "error", "get", "keep", "last", "new", "order", "other", "right", "start", "state",
+         "step", "steps", "total", "valid", "value", "values", "visible", "inside", "group", "groups", "safe", "sample",
+         "score", "text", "full", "half", "key", "keys", "list", "load", "store", "range", "round", "sort", "sorted", "split",
+         "where", "size", "index", "previous", "progress", "remove", "reverse", "reversed", "finished", "future", "closest",
+         "nearest", "stable", "correction", "distance", "equal", "member", "objective", "schedule", "training", "window",
+         "image", "prompt", "device", "language", "expected", "output", "result", "shape", "empty", "ones", "out", "seq",
+         "self", "super", "send", "token", "expert", "experts", "layer", "forward", "init", "item", "long", "double", "float",
+         "int", "bool", "tuple", "zip", "len", "sum", "max", "min", "mean", "log"}  # fmt: skip
+
+
+@functools.cache
+def code_names() -> frozenset[str]:
+    """The names the bundled solutions and templates use (scores, mask, keepdim, merges): code named in Chinese prose,
+    as in 第 1 步 rank 最小的 pair or 没有用到 mask 参数, and the trace's steps (✓ scaled). Python's keywords, and
+    names that are everyday English words too, stay out: in a Chinese screen those would be a leak."""
+    names = set()
+    for path in [*TASKS.glob("*/solution*.py"), *TASKS.glob("*/template.py")]:
+        tokens = tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
+        names |= {t.string for t in tokens if t.type == tokenize.NAME and not keyword.iskeyword(t.string)}
+    return frozenset((names | STEP_NAMES) - PROSE)
+
+
 @functools.cache
 def code_lines() -> tuple[str, ...]:
     """The lines of every bundled solution and second style (``drill whiteboard --solution`` prints them)."""
@@ -54,11 +80,15 @@ def is_code(line: str) -> bool:
     return bool(line.strip()) and all(any(cell in code for code in code_lines()) for cell in cells)
 
 
+TRACE_ROW = re.compile(r"^ {0,3}\d{1,4}  .{%d}  .{%d} " % (CODE_WIDTH, SHAPE_WIDTH))  # --trace: line, the user's code, its value
+
+
 def english_left(output: str, home: Path) -> list[str]:
     text = ANSI.sub("", output).replace(str(home), " ").replace(str(ROOT), " ")
     text = "\n".join(line for line in text.splitlines() if not is_code(line))  # the solutions' code, shown as written
+    text = "\n".join(TRACE_ROW.sub("", line) for line in text.splitlines())  # a trace row's code and value, as written
     text = re.sub(r"drill(?: [a-z][\w-]*)*|--[\w-]+|[\w./-]*[/.][\w./-]+|\w+(?:[-_]\w+)+|'[^']*'", " ", text)
-    allowed = PROPER | shown_as_is()
+    allowed = PROPER | shown_as_is() | code_names()
     return sorted({w for w in english_words(text) if w not in allowed and not re.fullmatch(r"[A-Z]{2,}s?", w)})  # acronyms: GAE, ROC
 
 
@@ -72,7 +102,11 @@ def cases(home: Path) -> dict[str, list[list[str]]]:
         "review": [["review"]],
         "mock": [["mock", "--bank", FIXTURE, "--topic", "fx-quiz", "--minutes", "1"]],
         "mistakes": [["mistakes"]],
-        "grade": [["grade", mutant, "--task", "sdpa"], ["grade", str(TASKS / "softmax" / "solution.py")]],
+        "grade": [["grade", mutant, "--task", "sdpa"], ["grade", str(TASKS / "softmax" / "solution.py")],
+                  # --trace: a line-by-line trace and leak pictures, a finding on a stress input, a value trace
+                  ["grade", str(TASKS / "sdpa" / "mutants" / "mask-ignored__1.py"), "--task", "sdpa", "--trace"],
+                  ["grade", str(TASKS / "softmax" / "mutants" / "softmax-no-max-shift__1.py"), "--task", "softmax", "--trace"],
+                  ["grade", str(TASKS / "bpe" / "mutants" / "bpe-encode-not-by-rank__1.py"), "--task", "bpe", "--trace"]],
         "whiteboard": [["whiteboard", "softmax", "--solution", "--file", str(home / "wb.py")]],  # a pexpect session: test_zh_screens
         "tasks": [["tasks"]],
         "notebook": [["notebook", "sdpa", "--output", str(home / "n.ipynb")]],

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 from traced import user_context
+from zh_text import STEP_NAMES
 
 from drill.grade.tasks import TASKS
 from drill.grade.trace_match import Case
@@ -25,10 +26,7 @@ from drill.text.messages import Ev, Msg, translated
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
 DECLARED = sorted(d.name for d in TASK_DIR.iterdir() if (d / "intermediates.py").exists())
 
-# words a step name may keep in both languages: the names code gives these tensors, and functions
-IDENTIFIERS = {"scores", "scaled", "masked", "weights", "output", "logits", "weight", "bias", "context", "lengths", "positions",
-               "slopes", "margin", "scale", "gate", "nll", "absmax", "grad", "exp", "log", "sum", "max", "min", "cos", "sin",
-               "elu", "silu", "sigmoid", "softmax", "round", "rms", "std", "eps", "base", "freq"}  # fmt: skip
+IDENTIFIERS = STEP_NAMES  # words a step name may keep in both languages: the names code gives these tensors, and functions
 SHORT_WORDS = {"of", "to", "in", "on", "by", "at", "an", "as", "or"}  # 2-letter words that are English, not code (dQ, ln, up)
 WORD = re.compile(r"(?<!\w)[A-Za-z]{2,}(?!\w)")  # a whole word: c_kv, d_out, W_uk, ln1 are identifiers
 CJK = re.compile(r"[\u4e00-\u9fff]")

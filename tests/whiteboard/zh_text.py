@@ -11,6 +11,11 @@ TERMS = {"inf", "nan", "NaN", "bool", "int8", "int64", "float32", "float64", "so
          "int32", "RMSNorm", "Adam", "AdamW", "zygote", "drill", "nanoGPT", "Hugging", "Face", "vLLM",
          "CDF", "UTF", "MiB", "GiB", "dtype", "autograd", "aten"}  # fmt: skip
 
+# names the reference's steps share with the code that computes them (a trace shows them as they are: ✓ scaled)
+STEP_NAMES = {"scores", "scaled", "masked", "weights", "output", "logits", "weight", "bias", "context", "lengths", "positions",
+              "slopes", "margin", "scale", "gate", "nll", "absmax", "grad", "exp", "log", "sum", "max", "min", "cos", "sin",
+              "elu", "silu", "sigmoid", "softmax", "round", "rms", "std", "eps", "base", "freq"}  # fmt: skip
+
 
 def english_words(text: str) -> list[str]:
     """ASCII words of 3+ letters left once code spans (`x`), shapes ([2, 3]), op names (x.y_z()) and Python's own
