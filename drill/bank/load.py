@@ -17,7 +17,6 @@ from pathlib import Path
 import msgspec
 
 from drill.bank import cache
-from drill.bank.checks import question_problems
 from drill.bank.schema import FILE_FIELDS, FORMAT_VERSION, QUESTION_FIELDS, BankFile, Question
 from drill.errors import BankError, DrillError
 from drill.text.messages import NAME, Msg
@@ -233,6 +232,8 @@ def _fast(raw: bytes) -> list[Question] | None:
         return None
     if _repeats_a_key(emitted, data):
         return None
+    from drill.bank.checks import question_problems  # a bank read from the cache was checked when it was cached
+
     questions = [_with_defaults(q, data.level, data.topic) for q in data.questions]
     if any(question_problems(q) for q in questions):
         return None
@@ -356,6 +357,8 @@ def _convert(file: _File, index: int, raw: object, problems: list[str]) -> Quest
         problems.append(file.problem(["questions", index, *keys], Msg("{label}: {problem}", label=label, problem=_describe(message, keys))))
     if question is None:
         return None
+    from drill.bank.checks import question_problems
+
     stood_in = {keys[0] for keys, _ in found if keys} | {m.group(1) for _, msg in found if (m := _MISSING.search(msg))}
     rules = [(keys, message) for keys, message in question_problems(question) if not (keys and keys[0] in stood_in)]
     for keys, message in rules:

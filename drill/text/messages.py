@@ -6,7 +6,6 @@ loads only when a message is printed in another language."""
 
 from __future__ import annotations
 
-import string
 from functools import lru_cache
 from typing import Iterable
 
@@ -60,6 +59,8 @@ class Msg(str):
         if not parts:
             return cls(NAME, name="")
         joined = parts[-1] if isinstance(parts[-1], Msg) else cls(NAME, name=parts[-1])
+        import string  # here, not at start-up: most commands never join
+
         template = JOINS[sep]
         first, then = (field for _, field, _, _ in string.Formatter().parse(template) if field)
         for part in reversed(parts[:-1]):
@@ -90,6 +91,8 @@ def _spaced(template: str, values: dict) -> str:
     """``template.format(**values)``, with a space where a value's Latin letter or digit meets a Chinese character of
     the template ("eps = 1e-4 时", "调用了 softmax"): Chinese typography's one rule at the joins, which a catalog
     cannot write because it does not know the value."""
+    import string  # only a screen in another language than English gets here
+
     formatter, out, after_value = string.Formatter(), "", False
     for literal, field, spec, conversion in formatter.parse(template):
         if literal:
