@@ -70,6 +70,8 @@ class _Launch:
     valid = None  # sorted uint64 byte addresses of every element of every tensor argument
     regions: list = []  # (name, first address, last address, element size, shape)
     bad: list = []  # (program, kind, count, address, element size)
+    spans: list = []  # (first address, last address, the copy's data_ptr) of every tensor argument
+    stored: set = set()  # the data_ptr of each copy the launch stored into
 
     @classmethod
     def patch(cls, interpreter) -> None:
@@ -94,7 +96,11 @@ class _Launch:
             written = []
             with torch._C.DisableTorchFunction():
                 for dev, hst in list(zip(args_dev, args_hst)) + [(kwargs[k], kwargs_hst[k]) for k in kwargs]:
-                    if _is_tensor(dev) and _is_tensor(hst) and hst.data_ptr() != dev.data_ptr() and not torch.equal(dev, hst):
+                    if not (_is_tensor(dev) and _is_tensor(hst) and hst.data_ptr() != dev.data_ptr()):
+                        continue
+                    # stored into, even with the values it held (torch.empty reuses a freed block: an identical earlier
+                    # call's output), or changed
+                    if hst.data_ptr() in cls.stored or not torch.equal(dev, hst):
                         dev.copy_(hst)
                         written.append(dev)
             for dev in written:  # one op per tensor the launch wrote, on the launch's line: --trace sees the kernel's output
@@ -116,7 +122,7 @@ class _Launch:
         import numpy as np
         import torch
 
-        addresses, cls.regions, cls.bad = [], [], []
+        addresses, cls.regions, cls.bad, cls.spans, cls.stored = [], [], [], [], set()
         for name, copy, _buffer in copies.values():
             offsets = torch.zeros((), dtype=torch.int64)
             for size, stride in zip(copy.shape, copy.stride()):
@@ -125,6 +131,7 @@ class _Launch:
             addresses.append(found)
             if found.size:
                 cls.regions.append((name, int(found.min()), int(found.max()), copy.element_size(), list(copy.shape)))
+                cls.spans.append((int(found.min()), int(found.max()), copy.data_ptr()))
         cls.valid = np.unique(np.concatenate(addresses)) if addresses else np.zeros(0, dtype=np.uint64)
 
     @classmethod
@@ -138,6 +145,9 @@ class _Launch:
         where = np.searchsorted(cls.valid, ptrs.data)
         inside = (where < cls.valid.size) & (cls.valid[np.minimum(where, cls.valid.size - 1)] == ptrs.data)
         outside = active & ~inside
+        if kind == "store":
+            written = ptrs.data[active & inside]
+            cls.stored.update(key for first, last, key in cls.spans if ((written >= first) & (written <= last)).any())
         if not outside.any():
             return mask
         if not cls.bad:
