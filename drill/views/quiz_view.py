@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 from rich.console import Console
 from rich.markdown import Markdown

@@ -76,7 +76,7 @@ class _Launch:
     @classmethod
     def patch(cls, interpreter) -> None:
         executor, builder = interpreter.GridExecutor, interpreter.InterpreterBuilder
-        init, restore = executor._init_args_hst, executor._restore_args_dev
+        init = executor._init_args_hst
         load, store = builder.create_masked_load, builder.create_masked_store
 
         def guarded_init(self, args_dev, kwargs):
