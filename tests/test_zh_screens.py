@@ -131,6 +131,7 @@ def test_a_whiteboard_session_in_chinese(tmp_path, drill_home):
     assert "评为" in shown and "剩余" in shown and evidence
     assert english_in(shown) == [], shown
     assert [w for line in evidence for w in english_words(line.split(": ", 1)[-1])] == [], evidence  # after the check id
+    assert "`" not in ANSI.sub("", shown)  # code in a message is shown as code, not in backticks (tests/test_code_spans.py)
 
 
 def test_an_error_after_the_language_is_known_is_prefixed_in_it(drill_home):

@@ -10,10 +10,13 @@ from __future__ import annotations
 import io
 from html import escape
 
+from rich.markup import escape as rich_escape
+
 from drill.grade.report import FAILING, Report
 from drill.views import trace_view
 from drill.text.i18n import text
 from drill.text.messages import translated
+from drill.views.console import CODE_SPAN
 from drill.views.grade_view import STATUS, WORDS, category, counts
 from drill.views.whiteboard_view import TASK_WORDS
 
@@ -38,13 +41,18 @@ def rich_lines(lines: list[str]) -> str:
     return console.export_html(inline_styles=True, code_format=f'<pre style="{BOX};white-space:pre;overflow-x:auto">{{code}}</pre>')
 
 
+def said(message: str) -> str:
+    """A message as HTML: escaped, its `code` spans as <code>."""
+    return CODE_SPAN.sub(lambda m: f"<code>{m.group(1)}</code>", escape(message))
+
+
 def report_html(report: Report, lang: str) -> str:
     columns = "".join(f'<th style="{CELL}">{escape(translated(c, lang))}</th>' for c in WORDS["columns"])
     rows = "".join(
         f'<tr><td style="{CELL};white-space:nowrap">{_status(c.status, lang)}</td>'
         f'<td style="{CELL};white-space:nowrap"><code>{escape(c.id)}</code></td>'
         f'<td style="{CELL};color:#6e7781">{escape(category(c.category, lang))}</td>'
-        f'<td style="{CELL}">{escape(c.text(lang))}</td></tr>'
+        f'<td style="{CELL}">{said(c.text(lang))}</td></tr>'
         for c in report.checks
     )
     title = escape(text(WORDS["title"], lang, task=report.task, device=report.device))
@@ -54,7 +62,7 @@ def report_html(report: Report, lang: str) -> str:
     if report.trace is not None:
         trace += trace_view.trace_lines(report.trace, lang)
         if report.first_divergence:
-            trace.append(f"[bold red]{trace_view.where(report.first_divergence, lang)}[/]")
+            trace.append(f"[bold red]{rich_escape(trace_view.where(report.first_divergence, lang))}[/]")
     for picture in report.pictures:
         trace += trace_view.picture_lines(picture, lang)
     if trace:
@@ -62,16 +70,16 @@ def report_html(report: Report, lang: str) -> str:
     if report.diagnosis:
         items = []
         if report.first_divergence:
-            items.append(f"<div><b>{escape(trace_view.where(report.first_divergence, lang))}</b></div>")
+            items.append(f"<div><b>{said(trace_view.where(report.first_divergence, lang))}</b></div>")
         for d in report.diagnosis:
             message, fix = d.text(lang)
             items.append(f'<div style="margin:4px 0"><code style="color:#cf222e;font-weight:600">{escape(d.code)}</code> '
-                         f'{escape(message)}<br><span style="color:#1a7f37">{escape(text(WORDS["fix"], lang))}</span> {escape(fix)}</div>')  # fmt: skip
+                         f'{said(message)}<br><span style="color:#1a7f37">{escape(text(WORDS["fix"], lang))}</span> {said(fix)}</div>')  # fmt: skip
         parts.append(f'<div style="border:1px solid #cf222e;border-radius:6px;padding:6px 10px;margin:8px 0">'
                      f'<div style="font-weight:600;color:#cf222e">{escape(text(WORDS["diagnosis"], lang))}</div>{"".join(items)}</div>')  # fmt: skip
     elif not report.passed:
         if report.first_divergence and report.trace is None:
-            parts.append(f'<div style="color:#cf222e;font-weight:600">{escape(trace_view.where(report.first_divergence, lang))}</div>')
+            parts.append(f'<div style="color:#cf222e;font-weight:600">{said(trace_view.where(report.first_divergence, lang))}</div>')
         parts.append(f'<div style="color:#6e7781">{escape(text(WORDS["no_code"], lang))}</div>')
     summary = counts(report.checks, lang)
     verdict = text(WORDS["passed" if report.passed else "failed"], lang)

@@ -73,13 +73,14 @@ def print_question(q, lang: str) -> None:
     from drill.views.console import out
 
     head = f"[bold]{q.id}[/]  {q.level} · {q.topic} · {q.type}"
-    out.print(Panel(Markdown(markdown(q.prompt.get(lang))), title=head, title_align="left"))
+    out.print(Panel(Markdown(markdown(q.prompt.get(lang))), title=head, title_align="left"), soft_wrap=False)  # piped: wrapped, not cut
     if isinstance(q, ChoiceQuestion):
         for i, choice in enumerate(q.choices):
             out.print(f"  [bold]{LETTERS[i]}[/]. {inline(choice.get(lang))}")
     for line in correct_answers(q, lang):
         out.print(f"[green]✔ {inline(line) if isinstance(q, ChoiceQuestion) else escape(plain(line))}[/]")
-    out.print(Panel(Markdown(markdown(q.answer.get(lang))), title=t("reference", lang), title_align="left", border_style="green"))
+    out.print(Panel(Markdown(markdown(q.answer.get(lang))), title=t("reference", lang), title_align="left", border_style="green"),
+              soft_wrap=False)  # fmt: skip
     out.print(f"[bold]{t('key_points', lang)}[/]")
     for point in q.key_points:
         out.print(f"  • {inline(point.get(lang))}")

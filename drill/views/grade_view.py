@@ -6,7 +6,6 @@ import json
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Table
@@ -15,7 +14,7 @@ from drill.grade.report import Report
 from drill.text.i18n import text
 from drill.text.messages import Msg, translated
 from drill.views import trace_view
-from drill.views.console import err, out
+from drill.views.console import err, marked, out
 
 MARKS = {
     "pass": Msg("[green]✓ pass[/]"),
@@ -91,29 +90,30 @@ def print_report(report: Report, as_json: bool, lang: str = "en") -> None:
     table.add_column(category_col, style="dim", no_wrap=True)
     table.add_column(evidence)
     for check in report.checks:
-        table.add_row(translated(MARKS.get(check.status, check.status), lang), check.id, category(check.category, lang), escape(check.text(lang)))
+        table.add_row(translated(MARKS.get(check.status, check.status), lang), check.id, category(check.category, lang), marked(check.text(lang), out))
     out.print(table)
     if report.trace is not None:
         for line in trace_view.trace_lines(report.trace, lang):
             out.print(line, overflow="ellipsis", no_wrap=True)
         if report.first_divergence:
-            out.print(f"[bold red]{escape(trace_view.where(report.first_divergence, lang))}[/]")
+            out.print(f"[bold red]{marked(trace_view.where(report.first_divergence, lang), out)}[/]")
     for picture in report.pictures:
         for line in trace_view.picture_lines(picture, lang):
             out.print(line, no_wrap=True)
     fix = text(WORDS["fix"], lang)
     if report.diagnosis or report.candidates:
-        lines = [f"[bold]{escape(trace_view.where(report.first_divergence, lang))}[/]"] if report.first_divergence else []
+        lines = [f"[bold]{marked(trace_view.where(report.first_divergence, lang), out)}[/]"] if report.first_divergence else []
         for d in report.diagnosis:
             message, how = d.text(lang)
-            lines.append(f"[bold red]{d.code}[/]  {escape(message)}\n   [green]{fix}[/] {escape(how)}")
+            lines.append(f"[bold red]{d.code}[/]  {marked(message, out)}\n   [green]{fix}[/] {marked(how, out)}")
         for d in report.candidates:  # not confirmed by the outputs: never stored or counted
             message, how = d.text(lang)
-            lines.append(f"[yellow]{text(WORDS['possibly'], lang, code=d.code)}[/]  {escape(message)}\n   [green]{fix}[/] {escape(how)}")
-        out.print(Panel("\n".join(lines), title=text(WORDS["diagnosis"], lang), title_align="left", border_style="red"))
+            lines.append(f"[yellow]{text(WORDS['possibly'], lang, code=d.code)}[/]  {marked(message, out)}\n   [green]{fix}[/] {marked(how, out)}")
+        panel = Panel("\n".join(lines), title=text(WORDS["diagnosis"], lang), title_align="left", border_style="red")
+        out.print(panel, soft_wrap=False)  # piped output does not wrap lines, but a panel's must: else they are cut
     elif not report.passed:
         if report.first_divergence and report.trace is None:
-            out.print(f"[bold red]{escape(trace_view.where(report.first_divergence, lang))}[/]")
+            out.print(f"[bold red]{marked(trace_view.where(report.first_divergence, lang), out)}[/]")
         out.print(f"[dim]{text(WORDS['no_code'], lang)}[/]")
     verdict = f"[bold green]{text(WORDS['passed'], lang)}[/]" if report.passed else f"[bold red]{text(WORDS['failed'], lang)}[/]"
     seed = "" if report.seed is None else text(WORDS["seed"], lang, seed=report.seed)

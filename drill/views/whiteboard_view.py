@@ -12,7 +12,7 @@ from drill.grade.report import FAILING, Report
 from drill.text.i18n import plural, text
 from drill.text.messages import Msg, translated
 from drill.views import trace_view
-from drill.views.console import out
+from drill.views.console import marked, out
 from drill.whiteboard.catalog import Exercise, Status
 
 MAX_FAILURES = 3
@@ -126,24 +126,24 @@ class SessionView:
             found = report.first_divergence
             if found:  # where first: "line 7: mask applied after softmax"
                 what = report.diagnosis[0].text(self.lang)[0] if report.diagnosis else trace_view.message(found, self.lang)
-                self._print(f"  [bold]{say('line', self.lang, n=found['line'])}:[/] {escape(what)}  [dim]{escape(found['code'])}[/]")
+                self._print(f"  [bold]{say('line', self.lang, n=found['line'])}:[/] {marked(what, out)}  [dim]{escape(found['code'])}[/]")
         for d in report.diagnosis:
             message, fix = d.text(self.lang)
-            self._print(f"  [bold red]{d.code}[/] {escape(message)}\n    [green]{say('fix', self.lang)}[/] {escape(fix)}")
+            self._print(f"  [bold red]{d.code}[/] {marked(message, out)}\n    [green]{say('fix', self.lang)}[/] {marked(fix, out)}")
         for d in report.candidates:  # possible only: the hint never follows it
-            self._print(f"  [yellow]{say('possibly', self.lang, code=d.code)}[/] {escape(d.text(self.lang)[0])}")
+            self._print(f"  [yellow]{say('possibly', self.lang, code=d.code)}[/] {marked(d.text(self.lang)[0], out)}")
         for check in failing[:MAX_FAILURES]:
-            self._print(f"  [red]✗[/] {check.id}: {escape(check.text(self.lang))}")
+            self._print(f"  [red]✗[/] {check.id}: {marked(check.text(self.lang), out)}")
         if len(failing) > MAX_FAILURES:
             self._print(f"  [dim]{say('more', self.lang, n=len(failing) - MAX_FAILURES)}[/]")
         for check in warnings[:MAX_FAILURES]:
-            self._print(f"  [yellow]![/] {check.id}: {escape(check.text(self.lang))}")
+            self._print(f"  [yellow]![/] {check.id}: {marked(check.text(self.lang), out)}")
 
     def already_passing(self) -> None:
         self._print(f"[yellow]{say('already', self.lang)}[/]")
 
     def hint(self, number: int, total: int, text: str) -> None:
-        self._print(f"[yellow]{say('hint', self.lang, number=number, total=total)}[/] {escape(text)}")
+        self._print(f"[yellow]{say('hint', self.lang, number=number, total=total)}[/] {marked(text, out)}")
 
     def no_more_hints(self, total: int) -> None:
         self._print(f"[yellow]{say('no_more', self.lang, total=total)}[/]")
