@@ -108,11 +108,10 @@ def _mistakes_html(codes: tuple[str, ...], lang: str) -> str:
     known = all_codes()
     if not codes:
         return f"<p>{html.escape(translated(NO_MISTAKE, lang))}</p>"
-    items = []
+    items, label = [], html.escape(translated(Msg("fix:"), lang))
     for name in codes:
         entry = known.get(name)
         message, fix = ((entry.message, entry.fix) if lang == "en" else (entry.message_zh, entry.fix_zh)) if entry else (name, "")
-        label = html.escape(translated(Msg("fix:"), lang))
         items.append(f"<li><b>{html.escape(name)}</b>: {html.escape(message)}<br><i>{label}</i> {html.escape(fix)}</li>")
     return "<ul>" + "".join(items) + "</ul>"
 

@@ -26,14 +26,13 @@ from drill.text.messages import Ev, Msg, translated
 TASK_DIR = Path(__file__).parents[2] / "drill" / "grade" / "tasks"
 DECLARED = sorted(d.name for d in TASK_DIR.iterdir() if (d / "intermediates.py").exists())
 
-IDENTIFIERS = STEP_NAMES  # words a step name may keep in both languages: the names code gives these tensors, and functions
 SHORT_WORDS = {"of", "to", "in", "on", "by", "at", "an", "as", "or"}  # 2-letter words that are English, not code (dQ, ln, up)
 WORD = re.compile(r"(?<!\w)[A-Za-z]{2,}(?!\w)")  # a whole word: c_kv, d_out, W_uk, ln1 are identifiers
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def needs_zh(name: str) -> bool:
-    return any(word not in IDENTIFIERS and (len(word) > 2 or word in SHORT_WORDS) for word in WORD.findall(name))
+    return any(word not in STEP_NAMES and (len(word) > 2 or word in SHORT_WORDS) for word in WORD.findall(name))
 
 
 def problems(case: Case) -> list[str]:

@@ -68,9 +68,8 @@ class _Launch:
     """The launch in progress: its valid element addresses and the first access outside them."""
 
     valid = None  # sorted uint64 byte addresses of every element of every tensor argument
-    regions: list = []  # (name, first address, last address, element size, shape)
+    regions: list = []  # (name, first address, last address, element size, shape, the copy's data_ptr)
     bad: list = []  # (program, kind, count, address, element size)
-    spans: list = []  # (first address, last address, the copy's data_ptr) of every tensor argument
     stored: set = set()  # the data_ptr of each copy the launch stored into
 
     @classmethod
@@ -122,7 +121,7 @@ class _Launch:
         import numpy as np
         import torch
 
-        addresses, cls.regions, cls.bad, cls.spans, cls.stored = [], [], [], [], set()
+        addresses, cls.regions, cls.bad, cls.stored = [], [], [], set()
         for name, copy, _buffer in copies.values():
             offsets = torch.zeros((), dtype=torch.int64)
             for size, stride in zip(copy.shape, copy.stride()):
@@ -130,8 +129,7 @@ class _Launch:
             found = (offsets.reshape(-1).numpy().astype(np.uint64) * np.uint64(copy.element_size())) + np.uint64(copy.data_ptr())
             addresses.append(found)
             if found.size:
-                cls.regions.append((name, int(found.min()), int(found.max()), copy.element_size(), list(copy.shape)))
-                cls.spans.append((int(found.min()), int(found.max()), copy.data_ptr()))
+                cls.regions.append((name, int(found.min()), int(found.max()), copy.element_size(), list(copy.shape), copy.data_ptr()))
         cls.valid = np.unique(np.concatenate(addresses)) if addresses else np.zeros(0, dtype=np.uint64)
 
     @classmethod
@@ -147,7 +145,7 @@ class _Launch:
         outside = active & ~inside
         if kind == "store":
             written = ptrs.data[active & inside]
-            cls.stored.update(key for first, last, key in cls.spans if ((written >= first) & (written <= last)).any())
+            cls.stored.update(key for _, first, last, _, _, key in cls.regions if ((written >= first) & (written <= last)).any())
         if not outside.any():
             return mask
         if not cls.bad:
@@ -174,7 +172,7 @@ class _Launch:
     @classmethod
     def describe(cls, address: int) -> Ev:
         """Where an address lies relative to the nearest tensor argument."""
-        name, first, last, size, shape = min(cls.regions, key=lambda r: min(abs(address - r[1]), abs(address - r[2])))
+        name, first, last, size, shape, _ = min(cls.regions, key=lambda r: min(abs(address - r[1]), abs(address - r[2])))
         if address > last:
             return Ev("{n} element(s) past the end of {name} (shape {shape})", n=(address - last) // size, name=name, shape=shape)
         if address < first:
